@@ -1,0 +1,120 @@
+"""The auditor: legal games have no findings; each violation injected alone is found."""
+
+from dataclasses import replace
+
+import pytest
+
+from sheetscan.audit import audit
+from sheetscan.garden import SheetRecord, Turn, TurnKind
+from sheetscan.rules import Decoration
+from sheetscan.score import score
+from sheetscan.simulate import play_game
+
+from conftest import make_garden
+
+SKIP = Turn(TurnKind.SKIP)
+
+
+def kinds(record):
+    return {finding.kind for finding in audit(record, score(record.garden))}
+
+
+def honest_game(seed):
+    return play_game(seed, mistake_rate=0.0).record
+
+
+@pytest.mark.parametrize("first_seed", range(0, 2000, 250))
+def test_simulated_games_with_their_turn_logs_have_no_findings(first_seed):
+    for seed in range(first_seed, first_seed + 250):
+        record = honest_game(seed)
+        assert kinds(record) == set(), seed
+
+
+def test_ponds_touching_diagonally_are_found():
+    garden = make_garden(["......"] * 6, ["~.....", ".~....", "......", "......", "......", "......"])
+    findings = audit(SheetRecord(garden), score(garden))
+    assert [f.kind for f in findings] == ["ponds_touch"]
+    assert set(findings[0].cells) == {(0, 0), (1, 1)}
+
+
+def test_a_pond_enclosing_earth_is_found():
+    garden = make_garden(["......"] * 6, [".~~~..", ".~.~..", ".~~~..", "......", "......", "......"])
+    findings = audit(SheetRecord(garden), score(garden))
+    assert [f.kind for f in findings] == ["pond_encloses_earth"]
+    assert findings[0].cells == ((1, 2),)
+
+
+def test_a_pond_against_the_grid_corner_encloses_nothing():
+    garden = make_garden(["......"] * 6, [".~....", "~~....", "......", "......", "......", "......"])
+    assert kinds(SheetRecord(garden)) == set()
+
+
+def test_more_than_four_ponds_are_found():
+    garden = make_garden(["......"] * 6, ["~.~.~.", "......", "~.~...", "......", "......", "......"])
+    assert kinds(SheetRecord(garden)) == {"too_many_ponds"}
+
+
+def first_draw(record):
+    return next(i for i, t in enumerate(record.turns) if t.kind is TurnKind.DRAW)
+
+
+def test_a_missing_decoration_breaks_the_count():
+    record = honest_game(7)
+    cell, _ = next(record.garden.decorated_cells())
+    garden = record.garden.with_cell(cell, None, late=False)
+    found = kinds(replace(record, garden=garden, written=None))
+    assert "decoration_count" in found
+    assert found <= {"decoration_count", "turn_unplaced", "tree_dot", "pond_icons"}
+
+
+def test_a_turn_on_the_wrong_row_cannot_be_placed():
+    garden = make_garden(["LB...."] + ["......"] * 5)
+    turns = (Turn(TurnKind.DRAW, (1, 2), location=1),) + (SKIP,) * 11
+    assert kinds(SheetRecord(garden, turns)) == set()
+    moved = (Turn(TurnKind.DRAW, (1, 2), location=4),) + (SKIP,) * 11
+    findings = audit(SheetRecord(garden, moved), score(garden))
+    assert [f.kind for f in findings] == ["turn_unplaced"]
+    assert findings[0].boxes == ("turn 1",)
+
+
+def test_a_tree_dot_that_disagrees_with_its_season_is_found():
+    turns = (Turn(TurnKind.DRAW, (3, 1), location=1),) + (SKIP,) * 11
+    autumn = make_garden(["TL...."] + ["......"] * 5)
+    assert kinds(SheetRecord(autumn, turns)) == set()
+    dotted = make_garden(["TL...."] + ["......"] * 5, tree_late=[(0, 0)])
+    assert kinds(SheetRecord(dotted, turns)) == {"tree_dot"}
+
+
+def test_more_than_three_prunings_are_found():
+    garden = make_garden(["LBTR.."] + ["......"] * 5)
+    turns = tuple(Turn(TurnKind.PRUNE, (die,), cell=(0, die - 1)) for die in (1, 2, 3, 4))
+    assert kinds(SheetRecord(garden, turns + (SKIP,) * 8)) == {"too_many_prunings"}
+
+
+def test_bonsai_leaves_that_disagree_with_the_prunings_are_found():
+    record = honest_game(11)
+    prunings = sum(t.kind is TurnKind.PRUNE for t in record.turns)
+    wrong = replace(record, bonsai_pruned=(prunings + 1) % 4)
+    assert kinds(wrong) == {"bonsai_mismatch"}
+
+
+def test_pond_icons_that_disagree_with_the_ponds_are_found():
+    record = honest_game(12)
+    flipped = (not record.ponds_marked[0],) + record.ponds_marked[1:]
+    assert kinds(replace(record, ponds_marked=flipped)) == {"pond_icons"}
+
+
+@pytest.mark.parametrize("category", ["moss", "total", "penalty"])
+def test_a_written_number_that_differs_is_found_with_its_category(category):
+    record = honest_game(13)
+    written = dict(record.written)
+    written[category] += 2
+    findings = audit(replace(record, written=written), score(record.garden))
+    assert [(f.kind, f.boxes) for f in findings] == [("written_differs", (f"written {category}",))]
+
+
+def test_a_pruning_at_a_cell_without_its_decoration_is_unplaced():
+    garden = make_garden(["L....."] + ["......"] * 5)
+    turns = (Turn(TurnKind.PRUNE, (1,), cell=(0, 3)),) + (SKIP,) * 11
+    assert "turn_unplaced" in kinds(SheetRecord(garden, turns))
+    assert Decoration.LANTERN is garden.decoration((0, 0))

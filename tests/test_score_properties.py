@@ -1,0 +1,99 @@
+"""Invariants over thousands of random gardens that a wrong scorer breaks."""
+
+import random
+
+from hypothesis import given, settings, strategies as st
+
+from sheetscan.garden import ALL_CELLS, Garden, orthogonal_neighbours, surrounding_cells
+from sheetscan.rules import BRIDGE_POINTS, CATEGORIES, GRID_SIZE, Decoration
+from sheetscan.score import score
+
+MANY = settings(max_examples=1500, deadline=None)
+N = GRID_SIZE - 1
+
+DIHEDRAL_MOVES = {
+    "rotate 90": lambda cell: (cell[1], N - cell[0]),
+    "rotate 180": lambda cell: (N - cell[0], N - cell[1]),
+    "rotate 270": lambda cell: (N - cell[1], cell[0]),
+    "mirror rows": lambda cell: (cell[0], N - cell[1]),
+    "mirror columns": lambda cell: (N - cell[0], cell[1]),
+    "transpose": lambda cell: (cell[1], cell[0]),
+    "anti-transpose": lambda cell: (N - cell[1], N - cell[0]),
+}
+
+cell_contents = st.sampled_from([None, None, *Decoration])
+
+
+@st.composite
+def gardens(draw):
+    """A random garden: any decorations, water of a random density, random tree seasons."""
+    decorations = [[draw(cell_contents) for _ in range(GRID_SIZE)] for _ in range(GRID_SIZE)]
+    density = draw(st.floats(0, 0.6))
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    water = [[rng.random() < density for _ in range(GRID_SIZE)] for _ in range(GRID_SIZE)]
+    trees = [cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.TREE]
+    late = frozenset(cell for cell in trees if rng.random() < 0.5)
+    return Garden(tuple(map(tuple, decorations)), tuple(map(tuple, water)), late)
+
+
+@MANY
+@given(gardens())
+def test_total_is_the_sum_of_categories_and_of_cells(garden):
+    result = score(garden)
+    assert result.total == sum(result.breakdown[c] for c in CATEGORIES[:-1])
+    assert result.total == sum(map(sum, result.cell_points())) + result.breakdown["pond"]
+    assert all(result.breakdown[c] >= 0 for c in CATEGORIES[:-2])
+    assert result.breakdown["penalty"] <= 0
+
+
+@MANY
+@given(gardens(), st.sampled_from(sorted(DIHEDRAL_MOVES)))
+def test_rotating_or_mirroring_never_changes_the_score(garden, move_name):
+    moved = garden.mapped(DIHEDRAL_MOVES[move_name])
+    assert score(moved).breakdown == score(garden).breakdown
+
+
+@MANY
+@given(gardens(), st.data())
+def test_a_one_cell_pond_on_lonely_empty_earth_adds_exactly_four(garden, data):
+    def lonely(cell):
+        return (
+            garden.decoration(cell) is None
+            and not any(garden.is_water(c) for c in (cell, *surrounding_cells(cell)))
+            and not any(
+                garden.decoration(n) in (Decoration.MOSS, Decoration.BRIDGE)
+                for n in orthogonal_neighbours(cell)
+            )
+        )
+
+    candidates = [cell for cell in ALL_CELLS if lonely(cell)]
+    if not candidates:
+        return
+    cell = data.draw(st.sampled_from(candidates))
+    before, after = score(garden), score(garden.with_cell(cell, water=True))
+    assert after.total == before.total + 4
+    assert after.breakdown["pond"] == before.breakdown["pond"] + 3
+
+
+# Cells where a bridge in a one-cell pond has earth on both sides one way; no two touch.
+BRIDGE_SITES = [(r, c) for r in (0, 2, 4) for c in (0, 2, 4) if (r, c) != (0, 0)]
+
+
+@MANY
+@given(st.lists(st.sampled_from(BRIDGE_SITES), unique=True), st.data())
+def test_bridge_points_follow_0_1_4_9_15(sites, data):
+    not_bridges = [None, *(d for d in Decoration if d is not Decoration.BRIDGE)]
+    garden = Garden.empty()
+    for cell in ALL_CELLS:  # fill the rest with anything but bridges, on earth
+        if cell not in sites:
+            garden = garden.with_cell(cell, data.draw(st.sampled_from(not_bridges)))
+    for cell in sites:
+        garden = garden.with_cell(cell, Decoration.BRIDGE, water=True)
+    expected = BRIDGE_POINTS[min(len(sites), len(BRIDGE_POINTS) - 1)]
+    assert score(garden).breakdown["bridge"] == expected
+
+
+@MANY
+@given(gardens())
+def test_bridges_score_one_of_the_table_values(garden):
+    assert score(garden).breakdown["bridge"] in BRIDGE_POINTS
