@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from sheetscan import bench, report
+from sheetscan.camera import LEVELS
 from sheetscan.errors import ExitCode, SheetscanError
+from sheetscan.layout import load_layout
 from sheetscan.rescore import RescoreResult, rescore_file
 from sheetscan.rules import RuleSet
+from sheetscan.sheet import write_sheet
+from sheetscan.synth import write_synth
 
 app = typer.Typer(
     help="Read a photo of a Jardín Japonés sheet, score it by the rules, and audit it.",
@@ -85,6 +90,102 @@ def rescore(
             typer.echo(_rescore_text(result))
     if failed:
         raise typer.Exit(int(ExitCode.bad_input))
+
+
+SHEET_FORMATS = (".pdf", ".png")
+
+
+@app.command()
+def sheet(
+    out: Path = typer.Option(..., "--out", help="The file to write: .pdf or .png."),
+    dpi: int = typer.Option(300, "--dpi", min=50, max=1200, help="Resolution of the drawing."),
+    layout_json: Optional[Path] = typer.Option(
+        None, "--layout-json", help="Also write the layout: every region in mm and in pixels at --dpi."
+    ),
+) -> None:
+    """Write the blank print-and-play sheet (A4), with ArUco markers at its corners.
+
+    Example: sheetscan sheet --out sheet.pdf --layout-json layout.json
+    """
+    if out.suffix.lower() not in SHEET_FORMATS:
+        _fail(f"{out}: the sheet is written as PDF or PNG; name the file .pdf or .png")
+    write_sheet(out, dpi)
+    typer.echo(f"wrote {out} ({dpi} dpi)")
+    if layout_json is not None:
+        layout_json.write_text(json.dumps(load_layout().to_dict(dpi), indent=1))
+        typer.echo(f"wrote {layout_json}")
+
+
+@app.command()
+def synth(
+    out: Path = typer.Option(..., "--out", help="Folder for NNNN.jpg and NNNN.json (made if missing)."),
+    n: int = typer.Option(10, "--n", min=1, help="Number of photos."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the run; photo i depends only on (seed, i)."),
+    level: str = typer.Option("phone", "--level", help="Camera level: " + ", ".join(LEVELS) + "."),
+    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one table photo."),
+    megapixels: Optional[float] = typer.Option(
+        None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
+    ),
+) -> None:
+    """Make synthetic photos of filled sheets with their ground truth: legal games, drawn by
+    hand, photographed at the camera level.
+
+    Example: sheetscan synth --n 20 --seed 7 --level phone --out bench/phone
+    """
+    if level not in LEVELS:
+        _fail(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    out.mkdir(parents=True, exist_ok=True)
+    with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
+        for index in indices:
+            write_synth(out, index, seed, level, sheets_per_photo, megapixels)
+    typer.echo(f"wrote {n} photos and their truth to {out}")
+
+
+@bench_app.command("synth")
+def bench_synth_command(
+    n: int = typer.Option(5, "--n", min=1, help="Number of photos to time."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the run."),
+    level: str = typer.Option("phone", "--level", help="Camera level."),
+    megapixels: float = typer.Option(12.0, "--megapixels", min=1.0, max=50.0, help="Photo size."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """Time making one synthetic photo on one core, against decoding that JPEG (same run).
+
+    Example: sheetscan bench synth --n 5 --megapixels 12
+    """
+    if level not in LEVELS:
+        _fail(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    figures = bench.bench_synth(n, seed, level, megapixels)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    typer.echo(
+        f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
+        f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
+        f"ratio {figures['ratio']:.1f}"
+    )
+
+
+@bench_app.command("games")
+def bench_games_command(
+    n: int = typer.Option(1000, "--n", min=1, help="Number of games."),
+    seed: int = typer.Option(10000, "--seed", help="Seed of the first game."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """Play N simulated games: the share that is legal with a truth equal to the scorer's,
+    and the spread of their totals.
+
+    Example: sheetscan bench games --n 1000
+    """
+    figures = bench.bench_games(n, seed)
+    if as_json:
+        typer.echo(json.dumps(figures))
+        return
+    typer.echo(
+        f"{figures['games']} games: {figures['legal_share']:.1%} legal with truth = scorer; totals "
+        f"min {figures['min']}, 5% {figures['p5']:g}, median {figures['median']:g}, "
+        f"95% {figures['p95']:g}, max {figures['max']}"
+    )
 
 
 @bench_app.command("rescore")

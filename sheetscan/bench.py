@@ -9,8 +9,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import cv2
+import numpy as np
+
+from .audit import audit
 from .gardenfile import record_to_dict
+from .score import score
 from .simulate import play_game
+from .synth import synth_photo
 
 # The floor a rescore run cannot beat: start Python and parse the same JSON files.
 REFERENCE_SCRIPT = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p))"
@@ -50,3 +56,38 @@ def bench_rescore(count: int, seed: int, repeats: int = 3) -> dict:
         "ratio": round(rescore / reference, 2),
         "files_per_second": round(count / rescore),
     }
+
+
+def bench_synth(count: int, seed: int, level: str, megapixels: float) -> dict:
+    """Median time to make one synthetic photo on one core, and to decode it (the reference)."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        synth_photo(0, seed, level, megapixels=megapixels)  # draw the blank sheet once, as a batch does
+        makes, decodes = [], []
+        for index in range(1, count + 1):
+            start = time.perf_counter()
+            photo = synth_photo(index, seed, level, megapixels=megapixels)
+            makes.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            decodes.append(time.perf_counter() - start)
+    finally:
+        cv2.setNumThreads(threads)
+    make, decode = float(np.median(makes)), float(np.median(decodes))
+    return {"photos": count, "level": level, "megapixels": megapixels,
+            "seconds_per_photo": round(make, 3), "decode_seconds": round(decode, 3),
+            "ratio": round(make / decode, 2)}
+
+
+def bench_games(count: int, seed: int) -> dict:
+    """Play ``count`` games: the share the auditor finds legal and the spread of their totals."""
+    totals, legal = [], 0
+    for game_seed in range(seed, seed + count):
+        game = play_game(game_seed, mistake_rate=0.0)
+        garden_score = score(game.record.garden)
+        legal += not audit(game.record, garden_score) and garden_score.breakdown == game.breakdown
+        totals.append(game.breakdown["total"])
+    return {"games": count, "legal_share": legal / count, "min": int(np.min(totals)),
+            "p5": float(np.percentile(totals, 5)), "median": float(np.median(totals)),
+            "p95": float(np.percentile(totals, 95)), "max": int(np.max(totals))}
