@@ -42,6 +42,11 @@ def _rules(names: Optional[List[str]]) -> RuleSet:
         _fail(error.message, error.exit_code)
 
 
+def _print_figures(figures: dict, as_json: bool, sentence: str) -> None:
+    """A benchmark's figures: JSON for programs, ``sentence`` for people."""
+    typer.echo(json.dumps(figures) if as_json else sentence)
+
+
 def _rescore_json(result: RescoreResult) -> dict:
     if result.error:
         return {"file": result.path, "error": result.error}
@@ -156,14 +161,10 @@ def bench_synth_command(
     if level not in LEVELS:
         _fail(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     figures = bench.bench_synth(n, seed, level, megapixels)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    typer.echo(
+    _print_figures(figures, as_json,
         f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
         f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
-        f"ratio {figures['ratio']:.1f}"
-    )
+        f"ratio {figures['ratio']:.1f}")
 
 
 @bench_app.command("games")
@@ -178,14 +179,10 @@ def bench_games_command(
     Example: sheetscan bench games --n 1000
     """
     figures = bench.bench_games(n, seed)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    typer.echo(
+    _print_figures(figures, as_json,
         f"{figures['games']} games: {figures['legal_share']:.1%} legal with truth = scorer; totals "
         f"min {figures['min']}, 5% {figures['p5']:g}, median {figures['median']:g}, "
-        f"95% {figures['p95']:g}, max {figures['max']}"
-    )
+        f"95% {figures['p95']:g}, max {figures['max']}")
 
 
 @bench_app.command("rescore")
@@ -200,14 +197,10 @@ def bench_rescore_command(
     Example: sheetscan bench rescore --n 1000
     """
     figures = bench.bench_rescore(n, seed)
-    if as_json:
-        typer.echo(json.dumps(figures))
-        return
-    typer.echo(
+    _print_figures(figures, as_json,
         f"rescore of {figures['files']} garden files: {figures['rescore_seconds']:.3f} s "
         f"({figures['files_per_second']} files/s); reference (start Python, read the JSON): "
-        f"{figures['reference_seconds']:.3f} s; ratio {figures['ratio']:.2f}"
-    )
+        f"{figures['reference_seconds']:.3f} s; ratio {figures['ratio']:.2f}")
 
 
 def main() -> None:
