@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
@@ -98,6 +99,7 @@ def rescore(
 
 
 SHEET_FORMATS = (".pdf", ".png")
+Level = Enum("Level", {name: name for name in LEVELS}, type=str)  # typer checks the choice
 
 
 @app.command()
@@ -126,7 +128,7 @@ def synth(
     out: Path = typer.Option(..., "--out", help="Folder for NNNN.jpg and NNNN.json (made if missing)."),
     n: int = typer.Option(10, "--n", min=1, help="Number of photos."),
     seed: int = typer.Option(0, "--seed", help="Seed of the run; photo i depends only on (seed, i)."),
-    level: str = typer.Option("phone", "--level", help="Camera level: " + ", ".join(LEVELS) + "."),
+    level: Level = typer.Option("phone", "--level", help="Camera level."),
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one table photo."),
     megapixels: Optional[float] = typer.Option(
         None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
@@ -137,8 +139,7 @@ def synth(
 
     Example: sheetscan synth --n 20 --seed 7 --level phone --out bench/phone
     """
-    if level not in LEVELS:
-        _fail(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    level = level.value
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
@@ -150,7 +151,7 @@ def synth(
 def bench_synth_command(
     n: int = typer.Option(5, "--n", min=1, help="Number of photos to time."),
     seed: int = typer.Option(0, "--seed", help="Seed of the run."),
-    level: str = typer.Option("phone", "--level", help="Camera level."),
+    level: Level = typer.Option("phone", "--level", help="Camera level."),
     megapixels: float = typer.Option(12.0, "--megapixels", min=1.0, max=50.0, help="Photo size."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
@@ -158,8 +159,7 @@ def bench_synth_command(
 
     Example: sheetscan bench synth --n 5 --megapixels 12
     """
-    if level not in LEVELS:
-        _fail(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    level = level.value
     figures = bench.bench_synth(n, seed, level, megapixels)
     _print_figures(figures, as_json,
         f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "

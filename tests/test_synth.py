@@ -78,4 +78,4 @@ def test_synth_command_writes_images_and_truth(runner, tmp_path):
     assert truth["image"] == "0001.jpg" and len(truth["sheets"]) == 1
     assert cv2.imread(str(out / "0001.jpg")).shape[0] > 1000
     bad = runner.invoke(app, ["synth", "--n", "1", "--level", "blurry", "--out", str(out)])
-    assert bad.exit_code == 2 and "unknown level" in bad.stderr
+    assert bad.exit_code == 2 and "'blurry' is not one of" in bad.stderr
