@@ -14,6 +14,7 @@ from sheetscan import bench, report
 from sheetscan.camera import LEVELS
 from sheetscan.errors import ExitCode, SheetscanError
 from sheetscan.layout import load_layout
+from sheetscan.pipeline import read_photo
 from sheetscan.rescore import RescoreResult, rescore_file
 from sheetscan.rules import RuleSet
 from sheetscan.sheet import write_sheet
@@ -98,6 +99,52 @@ def rescore(
         raise typer.Exit(int(ExitCode.bad_input))
 
 
+@app.command("score")
+def score_command(
+    photos: List[Path] = typer.Argument(..., help="Photos of sheets: JPEG, PNG or HEIC."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
+    debug: Optional[Path] = typer.Option(None, "--debug", help="Write a picture of each stage into this folder."),
+    rule: Optional[List[str]] = typer.Option(None, "--rule", help=RULE_HELP),
+) -> None:
+    """Read photos of filled sheets and score them by the rules.
+
+    Example: sheetscan score samples/phone/0000.jpg
+    """
+    rules = _rules(rule)
+    worst = ExitCode.ok
+    for path in photos:
+        result = read_photo(path, rules, debug)
+        if result.error:
+            typer.echo(f"sheetscan: {result.error.message}", err=True)
+            worst = max(worst, result.error.exit_code)
+        if as_json:
+            typer.echo(json.dumps(report.photo_to_dict(result), separators=(",", ":")))
+        elif not result.error:
+            typer.echo(report.photo_text(result))
+    if worst:
+        raise typer.Exit(int(worst))
+
+
+@app.command()
+def train(
+    out: Path = typer.Option(Path("models/cells.npz"), "--out", help="Where to write the trained networks."),
+    photos: int = typer.Option(900, "--photos", min=10, help="Synthetic photos to train on."),
+    seed: int = typer.Option(1000, "--seed", help="Seed of the training photos (benches use others)."),
+    epochs: int = typer.Option(12, "--epochs", min=1, help="Passes over the training cells."),
+    held_out_pen: str = typer.Option("felt", "--held-out-pen", help="A pen kept out of training."),
+    jobs: int = typer.Option(2, "--jobs", min=1, help="Processes rendering the photos."),
+    compare_linear: bool = typer.Option(False, "--compare-linear", help="Also fit HOG + softmax and compare."),
+) -> None:
+    """Rebuild the cell networks from scratch on synthetic photos (needs PyTorch, CPU is enough).
+
+    Example: sheetscan train --out models/cells.npz
+    """
+    from sheetscan.train import train_models
+
+    train_models(out, photos=photos, seed=seed, epochs=epochs, held_out_pen=held_out_pen, jobs=jobs,
+                 compare_linear=compare_linear, say=typer.echo)
+
+
 SHEET_FORMATS = (".pdf", ".png")
 Level = Enum("Level", {name: name for name in LEVELS}, type=str)  # typer checks the choice
 
@@ -165,6 +212,33 @@ def bench_synth_command(
         f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
         f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
         f"ratio {figures['ratio']:.1f}")
+
+
+@bench_app.command("read")
+def bench_read_command(
+    n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
+    level: Level = typer.Option("phone", "--level", help="Camera level."),
+    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
+    totals, and the time to read a 12-megapixel JPEG against decoding it (same run).
+
+    Example: sheetscan bench read --n 100 --seed 1 --level phone
+    """
+    with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
+        f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1))
+    pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets, {f['sheets_found']:.1%} found",
+        f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
+        f"  water per cell      {f['water_accuracy']:.2%}",
+        f"  tree dot            {f['tree_dot_accuracy']:.2%}",
+        f"  exact total         {f['exact_total']:.1%} of sheets",
+        f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
+        f"ratio {f['read_to_decode_ratio']:.2f}; peak memory {f['peak_memory_mb']} MB",
+    ]))
 
 
 @bench_app.command("games")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from .audit import audit
-from .gardenfile import record_to_dict
+from .gardenfile import garden_to_dict, record_to_dict
 from .score import score
 from .simulate import play_game
 from .synth import synth_photo
@@ -91,3 +92,97 @@ def bench_games(count: int, seed: int) -> dict:
     return {"games": count, "legal_share": legal / count, "min": int(np.min(totals)),
             "p5": float(np.percentile(totals, 5)), "median": float(np.median(totals)),
             "p95": float(np.percentile(totals, 95)), "max": int(np.max(totals))}
+
+
+def _match(truth_sheets: list[dict], read_sheets: tuple) -> list[tuple[dict, object]]:
+    """Pairs of truth and read sheets whose page corners agree (within a tenth of the page)."""
+    pairs = []
+    for truth in truth_sheets:
+        corners = np.array(truth["corners"])
+        size = np.linalg.norm(corners[2] - corners[0])
+        near = [s for s in read_sheets if np.linalg.norm(s.corners - corners, axis=1).mean() < 0.1 * size]
+        if near:
+            pairs.append((truth, near[0]))
+    return pairs
+
+
+def _cell_tallies(truth: dict, sheet) -> dict:
+    cells, water, late = truth["garden"]["cells"], truth["garden"]["water"], {tuple(c) for c in truth["garden"]["tree_late"]}
+    read = garden_to_dict(sheet.reading.garden)
+    read_late = {tuple(c) for c in read["tree_late"]}
+    tally = {"cells": 36, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
+    for r in range(6):
+        for c in range(6):
+            tally["decoration"] += cells[r][c] == read["cells"][r][c]
+            tally["water"] += water[r][c] == read["water"][r][c]
+            if cells[r][c] == "T" and read["cells"][r][c] == "T":
+                tally["trees"] += 1
+                tally["dots"] += ((r, c) in late) == ((r, c) in read_late)
+    return tally
+
+
+def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None) -> dict:
+    """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read."""
+    from .pipeline import read_photo
+
+    totals = {"sheets": 0, "found": 0, "exact_total": 0, "cells": 0, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
+    by_pen: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
+        for index in range(count):
+            photo = synth_photo(index, seed, level, sheets_per_photo)
+            path = Path(folder) / "photo.jpg"
+            path.write_bytes(photo.jpeg)
+            result = read_photo(path)
+            totals["sheets"] += len(photo.truth["sheets"])
+            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
+                totals["found"] += 1
+                totals["exact_total"] += sheet.score.breakdown["total"] == truth["score"]["total"]
+                tally = _cell_tallies(truth, sheet)
+                for key, value in tally.items():
+                    totals[key] += value
+                pen = by_pen.setdefault(truth["style"]["pen"], [0, 0])
+                pen[0] += tally["decoration"]
+                pen[1] += tally["cells"]
+            if say:
+                say(index)
+        speed = _read_speed(Path(folder), seed, level)
+    cells = max(totals["cells"], 1)
+    return {
+        "photos": count, "level": level, "seed": seed, "sheets": totals["sheets"],
+        "sheets_found": totals["found"] / max(totals["sheets"], 1),
+        "decoration_accuracy": totals["decoration"] / cells,
+        "water_accuracy": totals["water"] / cells,
+        "tree_dot_accuracy": totals["dots"] / max(totals["trees"], 1),
+        "exact_total": totals["exact_total"] / max(totals["found"], 1),
+        "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
+        **speed,
+    }
+
+
+def _read_speed(folder: Path, seed: int, level: str, repeats: int = 3) -> dict:
+    """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
+    peak memory of a whole ``sheetscan score`` process on it."""
+    from .pipeline import read_photo
+
+    path = folder / "twelve.jpg"
+    path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12).jpeg)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        read_photo(path)  # load the model once, as a batch does
+        reads, decodes = [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            cv2.imread(str(path))
+            decodes.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            read_photo(path)
+            reads.append(time.perf_counter() - start)
+    finally:
+        cv2.setNumThreads(threads)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-m", "cli", "score", "--json", str(path)], check=True, stdout=subprocess.DEVNULL)
+    peak_kib = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
+    read, decode = float(np.median(reads)), float(np.median(decodes))
+    return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
+            "read_to_decode_ratio": round(read / decode, 2), "peak_memory_mb": round(peak_kib / 1024)}

@@ -30,6 +30,7 @@ LEVELS = {
 # People frame a sheet upright or turned a quarter; a share of photos is at any angle.
 QUARTER_TURNS = (0, 90, 180, 270)
 QUARTER_TURN_WEIGHTS = (0.55, 0.15, 0.15, 0.15)
+PLACEMENT_TRIES = 20  # poses drawn until the whole page lies inside the photo
 COLOUR_CAST = 0.08  # largest drop of the blue (warm light) or red (cool light) channel
 TABLES = ((92, 118, 150), (60, 80, 110), (70, 95, 80), (150, 150, 145), (40, 45, 50), (170, 185, 200))  # BGR
 
@@ -221,7 +222,12 @@ def photograph(sheets: list[np.ndarray], level: str, size: tuple[int, int], rng:
     corners = []
     poses = []
     for sheet, area in zip(sheets, _grid_areas(len(sheets), size), strict=True):
-        pose = place_sheet(rng, (sheet.shape[1], sheet.shape[0]), area, level)
+        sheet_size = (sheet.shape[1], sheet.shape[0])
+        for _ in range(PLACEMENT_TRIES):  # the lens may push a corner out of the frame: try again
+            pose = place_sheet(rng, sheet_size, area, level)
+            seen = lens.distort(_apply_homography(pose.homography, _outline(sheet_size)))
+            if (seen >= 0).all() and (seen <= np.array(size) - 1).all():
+                break
         corners.append(_warp_sheet(image, sheet, pose, lens))
         poses.append(pose)
     image = cv2.multiply(image, light_field(rng, size, level), scale=1 / 255)

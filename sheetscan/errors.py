@@ -10,6 +10,8 @@ class ExitCode(IntEnum):
 
     ok = 0
     bad_input = 2  # a file that is missing, unreadable or malformed; bad arguments
+    no_sheet = 3  # an image with no sheet found in it
+    unreadable = 4  # a sheet found, but too blurred or too dark to read
 
 
 class SheetscanError(Exception):
@@ -35,5 +37,23 @@ class InputFileError(SheetscanError):
 
 class RuleOptionError(SheetscanError):
     """An unknown rule option name."""
+
+    exit_code = ExitCode.bad_input
+
+
+class NoSheetError(SheetscanError):
+    """An image in which no sheet was found."""
+
+    exit_code = ExitCode.no_sheet
+
+
+class UnreadableSheetError(SheetscanError):
+    """A sheet that was found but is too blurred or too dark to read."""
+
+    exit_code = ExitCode.unreadable
+
+
+class ModelError(SheetscanError):
+    """A missing or unusable trained model: the installation's problem, not the photo's."""
 
     exit_code = ExitCode.bad_input

@@ -20,6 +20,8 @@ POND_GAP_CHANCE = 0.25  # chance an outline is left with a small gap
 POND_FILLS = ("plain", "hatched", "wavy")
 POND_FILL_WEIGHTS = (0.6, 0.2, 0.2)
 TREE_DOT_RADIUS = (0.04, 0.07)  # in cell widths
+TREE_DOT_X = (0.62, 0.92)  # the dot goes in the cell's top-right area (shares of the cell),
+TREE_DOT_Y = (0.08, 0.4)  # at one of the spots with the least ink around it
 ERASED_CHANCE = 0.3  # chance a sheet carries an erased, smudged glyph in an empty cell
 CROSSED_OUT_CHANCE = 0.2  # chance a written score was crossed out and rewritten beside
 ERASED_STRENGTH = (0.12, 0.3)
@@ -110,10 +112,7 @@ def draw_game(
         box = _box(layout, f"cell_{cell[0]}_{cell[1]}", dpi)
         ink_strokes(coverage, hand_strokes(GLYPHS[decoration], rng, style.neatness), box, width)
         if cell in garden.tree_late:
-            x, y, w, h = box
-            radius = rng.uniform(*TREE_DOT_RADIUS) * w
-            center = (x + w * rng.uniform(0.78, 0.88), y + h * rng.uniform(0.12, 0.25))
-            cv2.circle(coverage, tuple(round(v * 16) for v in center), round(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
+            _tree_dot(coverage, box, rng)
     garden_box = _box(layout, "garden", dpi)
     for pond in ponds(garden):
         fill = str(rng.choice(POND_FILLS, p=POND_FILL_WEIGHTS))
@@ -147,6 +146,22 @@ def draw_game(
             distractors.append(_erased(coverage, empty[rng.integers(len(empty))], layout, dpi, rng, width))
     image = apply_ink(blank, coverage, style, rng)
     return Drawn(image, name, mark, tuple(distractors))
+
+
+def _tree_dot(coverage: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
+    """A filled dot beside the tree: where the cell's top-right area has the least ink."""
+    x, y, w, h = box
+    radius = rng.uniform(*TREE_DOT_RADIUS) * w
+    spots = [(x + w * fx, y + h * fy) for fx in np.linspace(*TREE_DOT_X, 5) for fy in np.linspace(*TREE_DOT_Y, 5)]
+    reach = int(2 * radius)
+
+    def ink_near(spot: tuple[float, float]) -> float:
+        cx, cy = int(spot[0]), int(spot[1])
+        return float(coverage[max(cy - reach, 0) : cy + reach, max(cx - reach, 0) : cx + reach].sum())
+
+    clearest = sorted(spots, key=ink_near)[: len(spots) // 5]
+    center = clearest[rng.integers(len(clearest))]
+    cv2.circle(coverage, tuple(round(v * 16) for v in center), round(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
 
 
 def _turn_boxes(coverage, record: SheetRecord, layout: Layout, dpi: float, style: HandStyle,

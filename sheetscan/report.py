@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
+import numpy as np
+
 from .audit import Finding
 from .garden import Garden
+from .gardenfile import garden_to_dict
 from .rules import CATEGORIES, EMPTY_LETTER, GRID_SIZE
 from .score import Score
 
@@ -56,3 +59,48 @@ def score_to_dict(score: Score) -> dict:
         "cells": score.cell_points(),
         "cell_reasons": [[cell.reason for cell in row] for row in score.cells],
     }
+
+
+def sheet_to_dict(sheet) -> dict:
+    """A read sheet's JSON: the garden (golden form), score, confidences and doubts."""
+    reading = sheet.reading
+    return {
+        "garden": garden_to_dict(reading.garden),
+        **score_to_dict(sheet.score),
+        "cell_confidence": np.round(reading.cell_confidence(), 3).tolist(),
+        "runner_up": reading.runner_up(),
+        "water_probability": np.round(reading.water_probability, 3).tolist(),
+        "review": [{"cell": list(cell), "confidence": round(conf, 3), "why": why}
+                   for cell, conf, why in reading.review()],
+        "decoder_changes": list(reading.decoder_changes),
+        "corners": np.round(sheet.corners, 1).tolist(),
+        "alignment_error_px": round(sheet.location.alignment_error_px, 2),
+    }
+
+
+def photo_to_dict(result) -> dict:
+    """A photo's JSON line: its sheets in reading order, or its error."""
+    return {
+        "file": result.path,
+        "sheets": [sheet_to_dict(sheet) for sheet in result.sheets],
+        "partial_sheets": result.partial_sheets,
+        "error": result.error.message if result.error else None,
+    }
+
+
+def photo_text(result) -> str:
+    """A photo's sheets for people: the garden grid, breakdown, total and what to check."""
+    if result.error:
+        return f"== {result.path}\n  error: {result.error.message}\n"
+    lines = [f"== {result.path}: {len(result.sheets)} sheet(s)"]
+    if result.partial_sheets:
+        lines.append(f"  {result.partial_sheets} more sheet(s) seen only in part: not read")
+    for number, sheet in enumerate(result.sheets, start=1):
+        lines += ["", f"Sheet {number} (aligned to {sheet.location.alignment_error_px:.1f} px)",
+                  grid_text(sheet.reading.garden, sheet.score), "", breakdown_text(sheet.score.breakdown)]
+        doubts = sheet.reading.review()
+        if doubts:
+            lines.append("  check these cells (least sure first):")
+            lines += [f"    ({r + 1},{c + 1}) {conf:.0%}: {why}" for (r, c), conf, why in doubts]
+        lines += [f"  decoder: {change}" for change in sheet.reading.decoder_changes]
+    return "\n".join(lines) + "\n"

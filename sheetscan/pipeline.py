@@ -1,0 +1,106 @@
+"""The reading pipeline: photo -> sheets -> canonical images -> gardens -> scores.
+
+Each stage is one call; ``Debug`` saves each stage's picture when ``--debug DIR`` is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
+from .layout import Layout, load_layout
+from .locate import SheetLocation, locate_sheets
+from .overlay import draw_cells, draw_markers, draw_water
+from .photo import Photo, load_photo
+from .read import GardenReading, load_cell_models, read_garden
+from .rectify import crop, rectify
+from .rules import RuleSet
+from .score import Score, score
+
+DARK_PAPER = 60  # the paper's median grey below which a sheet is too dark to read
+DARK_PHOTO = 35  # a photo this dark overall is reported as too dark, not as holding no sheet
+BLURRED_PHOTO = 4.0  # variance of the Laplacian of a small copy below which a photo is blurred
+QUALITY_LONG_SIDE = 800  # size of the small copy used for the quality checks
+
+
+@dataclass(frozen=True)
+class Debug:
+    """Where to save each stage's picture (``--debug DIR``), named after the photo."""
+
+    folder: Path | None
+    stem: str
+
+    def save(self, stage: str, image: np.ndarray) -> None:
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(self.folder / f"{self.stem}-{stage}.png"), image)
+
+
+@dataclass(frozen=True)
+class SheetResult:
+    """One sheet of a photo: where it lay, what was read and its score."""
+
+    location: SheetLocation
+    corners: np.ndarray  # (4, 2) page corners in the photo's pixels
+    canonical: np.ndarray  # the rectified sheet, (h, w) uint8
+    reading: GardenReading
+    score: Score
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """A photo's sheets in reading order, or the error that stopped it."""
+
+    path: str
+    sheets: tuple[SheetResult, ...] = ()
+    partial_sheets: int = 0  # sheets seen only in part (too few markers): reported, not read
+    error: SheetscanError | None = None
+
+
+def _explain_no_sheet(photo: Photo) -> SheetscanError:
+    factor = QUALITY_LONG_SIDE / max(photo.gray.shape)
+    small = cv2.resize(photo.gray, None, fx=min(factor, 1.0), fy=min(factor, 1.0), interpolation=cv2.INTER_AREA)
+    if np.median(small) < DARK_PHOTO:
+        return UnreadableSheetError("too dark to find a sheet; take the photo in more light")
+    if cv2.Laplacian(small, cv2.CV_64F).var() < BLURRED_PHOTO:
+        return UnreadableSheetError("too blurred to find a sheet; hold the phone still and focus")
+    return NoSheetError("no sheet found (none of its corner markers is visible)")
+
+
+def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
+               debug: Debug, number: int) -> SheetResult:
+    canonical = rectify(gray, location, layout)
+    debug.save(f"sheet{number}-1-rectified", canonical)
+    garden = layout.region("garden")
+    paper = np.median(crop(canonical, garden))
+    if paper < DARK_PAPER:
+        raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
+    reading = read_garden(canonical, layout)
+    garden_score = score(reading.garden, rules)
+    debug.save(f"sheet{number}-2-water", draw_water(canonical, reading, layout))
+    debug.save(f"sheet{number}-3-cells", draw_cells(canonical, reading, garden_score, layout))
+    return SheetResult(location, location.page_corners(layout) * scale, canonical, reading, garden_score)
+
+
+def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None) -> PhotoResult:
+    """Read and score every sheet of one photo; errors are returned in the result, not raised."""
+    layout = load_layout()
+    debug = Debug(debug_folder, Path(path).stem)
+    try:
+        load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
+        photo = load_photo(path)
+        located = locate_sheets(photo.gray, layout)
+        debug.save("0-markers", draw_markers(photo.gray, located, layout))
+        if not located.sheets:
+            raise _explain_no_sheet(photo)
+        sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number)
+                       for number, location in enumerate(located.sheets, start=1))
+        return PhotoResult(str(path), sheets, located.partial)
+    except InputFileError as error:  # its message names the file already
+        return PhotoResult(str(path), error=error)
+    except (NoSheetError, UnreadableSheetError) as error:
+        return PhotoResult(str(path), error=type(error)(f"{path}: {error.message}"))

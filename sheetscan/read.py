@@ -1,0 +1,129 @@
+"""Read: the garden of a rectified sheet, each cell with a confidence and a runner-up.
+
+The cell networks give probabilities; the decoder then applies what the rules allow: a pond
+may not enclose earth, so an inner cell whose four neighbours are water is water.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
+from .cnn import CellNet
+from .errors import ModelError
+from .garden import ALL_CELLS, Garden, orthogonal_neighbours
+from .layout import Layout
+from .rules import GRID_SIZE, Decoration
+
+MODEL_PATH = Path(os.environ.get("SHEETSCAN_MODEL", Path(__file__).resolve().parents[1] / "models" / "cells.npz"))
+DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")
+WATER_CLASSES = ("earth", "water")
+REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
+
+
+@dataclass(frozen=True)
+class CellModels:
+    decoration: CellNet
+    water: CellNet
+    metadata: dict
+
+
+@lru_cache(maxsize=4)
+def load_cell_models(path: Path = MODEL_PATH) -> CellModels:
+    """The trained cell networks; a missing or foreign file is a SheetscanError."""
+    try:
+        with np.load(path) as arrays:
+            models = CellModels(CellNet.from_arrays(arrays, "decoration"), CellNet.from_arrays(arrays, "water"),
+                                {k[5:]: str(arrays[k]) for k in arrays.files if k.startswith("meta_")})
+    except (OSError, KeyError, ValueError):
+        raise ModelError(f"{path}: no usable cell model; rebuild it with 'sheetscan train'") from None
+    if models.decoration.classes != DECORATION_CLASSES or models.water.classes != WATER_CLASSES:
+        raise ModelError(f"{path}: the model's classes do not match this version; run 'sheetscan train'")
+    return models
+
+
+@dataclass(frozen=True)
+class GardenReading:
+    """A garden as read, with what the reader was unsure of.
+
+    Attributes
+    ----------
+    garden : Garden
+    decoration_probabilities : (6, 6, 8) array over DECORATION_CLASSES
+    water_probability : (6, 6) array
+    decoder_changes : tuple of str
+        Readings the decoder changed, and why.
+    """
+
+    garden: Garden
+    decoration_probabilities: np.ndarray
+    water_probability: np.ndarray
+    decoder_changes: tuple[str, ...]
+
+    def cell_confidence(self) -> np.ndarray:
+        """(6, 6): the lower of the decoration's and the water reading's confidence."""
+        water = np.maximum(self.water_probability, 1 - self.water_probability)
+        return np.minimum(self.decoration_probabilities.max(axis=2), water)
+
+    def runner_up(self) -> list[list[str]]:
+        """(6 x 6) the second most likely decoration class of each cell."""
+        second = np.argsort(self.decoration_probabilities, axis=2)[:, :, -2]
+        return [[DECORATION_CLASSES[i] for i in row] for row in second]
+
+    def review(self) -> list[tuple[tuple[int, int], float, str]]:
+        """Cells read with confidence below REVIEW_BELOW, worst first: (cell, confidence, why)."""
+        confidence = self.cell_confidence()
+        water = np.maximum(self.water_probability, 1 - self.water_probability)
+        runner_up = self.runner_up()
+        doubtful = []
+        for r, c in ALL_CELLS:
+            if confidence[r, c] < REVIEW_BELOW:
+                if water[r, c] <= self.decoration_probabilities[r, c].max():
+                    why = "water or earth is a close call"
+                else:
+                    why = f"could be {runner_up[r][c].replace('_', ' ')}"
+                doubtful.append(((r, c), float(confidence[r, c]), why))
+        return sorted(doubtful, key=lambda item: item[1])
+
+
+def _garden_from(decoration: np.ndarray, water: np.ndarray) -> Garden:
+    decorations, late = [], set()
+    for r in range(GRID_SIZE):
+        row = []
+        for c in range(GRID_SIZE):
+            name = DECORATION_CLASSES[decoration[r, c]]
+            if name == "tree_late":
+                late.add((r, c))
+                name = "tree"
+            row.append(None if name == "empty" else Decoration[name.upper()])
+        decorations.append(tuple(row))
+    return Garden(tuple(decorations), tuple(tuple(bool(w) for w in row) for row in water), frozenset(late))
+
+
+def decode_water(water: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Water cells after the rules: an inner earth cell surrounded by water is water."""
+    water = water.copy()
+    changes = []
+    for r, c in ALL_CELLS:
+        neighbours = orthogonal_neighbours((r, c))
+        if not water[r, c] and len(neighbours) == 4 and all(water[n] for n in neighbours):
+            water[r, c] = True
+            changes.append(f"cell ({r + 1},{c + 1}) read as earth, made water: a pond may not enclose earth")
+    return water, changes
+
+
+def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None) -> GardenReading:
+    """Read the garden of a canonical sheet image ((h, w) uint8)."""
+    models = models or load_cell_models()
+    decoration = models.decoration.probabilities(garden_patches(canonical, DECORATION_MARGIN, PATCH_PX, layout))
+    water = models.water.probabilities(garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))[:, 1]
+    decoration = decoration.reshape(GRID_SIZE, GRID_SIZE, -1)
+    water = water.reshape(GRID_SIZE, GRID_SIZE)
+    is_water, changes = decode_water(water > 0.5)
+    garden = _garden_from(decoration.argmax(axis=2), is_water)
+    return GardenReading(garden, decoration, water, tuple(changes))

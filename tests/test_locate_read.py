@@ -1,0 +1,131 @@
+"""Photo opening, locating, rectifying and the numpy network, on small synthetic photos."""
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from sheetscan.cnn import CellNet, _convolve
+from sheetscan.errors import InputFileError
+from sheetscan.layout import load_layout
+from sheetscan.locate import locate_sheets
+from sheetscan.photo import load_photo
+from sheetscan.read import decode_water
+from sheetscan.rectify import rectify
+from sheetscan.synth import synth_photo
+
+
+def decoded(photo):
+    return cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+
+
+def corner_error(located, truth, scale=1.0):
+    """Largest distance between read and true page corners, sheets matched by position."""
+    layout = load_layout()
+    worst = 0.0
+    for sheet in truth["sheets"]:
+        true = np.array(sheet["corners"])
+        best = min(np.abs(s.page_corners(layout) * scale - true).max() for s in located.sheets)
+        worst = max(worst, best)
+    return worst
+
+
+@pytest.mark.parametrize("level, tolerance_px", [("scan", 1.5), ("phone", 5), ("hard", 25)])
+def test_one_sheet_is_located_within_pixels(level, tolerance_px):
+    for index in range(3):
+        photo = synth_photo(index, 31, level, megapixels=3)
+        located = locate_sheets(decoded(photo))
+        assert len(located.sheets) == 1
+        assert corner_error(located, photo.truth) < tolerance_px
+        if level != "hard":  # hard photos may lose a blurred marker; two are enough
+            assert located.sheets[0].marker_ids == (0, 1, 2, 3)
+
+
+@pytest.mark.parametrize("sheets", [2, 4])
+def test_every_sheet_of_a_table_is_found_none_invented(sheets):
+    photo = synth_photo(1, 32, "phone", sheets_per_photo=sheets, megapixels=3 * sheets)
+    located = locate_sheets(decoded(photo))
+    assert len(located.sheets) == sheets
+    assert corner_error(located, photo.truth) < 6
+
+
+def test_a_sheet_with_one_marker_left_is_reported_not_guessed():
+    photo = synth_photo(2, 33, "scan", megapixels=3)
+    gray = decoded(photo)
+    corners = np.array(photo.truth["sheets"][0]["corners"])
+    keep = corners[0]  # cover three corners (and their markers) with grey
+    for corner in corners[1:]:
+        cv2.circle(gray, tuple(int(v) for v in corner), int(0.12 * np.ptp(corners[:, 1])), 128, -1)
+    located = locate_sheets(gray)
+    assert located.sheets == () and located.partial == 1
+    assert keep is not None
+
+
+def test_rectified_sheet_has_the_garden_border_where_the_layout_says():
+    photo = synth_photo(3, 34, "phone", megapixels=3)
+    gray = decoded(photo)
+    canonical = rectify(gray, locate_sheets(gray).sheets[0])
+    garden = load_layout().region("garden")
+    x0, y0, x1 = int(garden.x * 5), int(garden.y * 5), int((garden.x + garden.w) * 5)
+    row = canonical[y0 + 50, x0 - 15 : x0 + 15].astype(int)  # across the thick left border
+    assert row.min() < row[0] - 60 and abs(int(np.argmin(row)) - 15) <= 3
+    column = canonical[y0 - 15 : y0 + 15, x1 - 50].astype(int)  # across the top border
+    assert column.min() < column[0] - 60 and abs(int(np.argmin(column)) - 15) <= 3
+
+
+def test_numpy_convolution_matches_a_direct_sum():
+    rng = np.random.default_rng(0)
+    x, weight, bias = rng.normal(size=(2, 3, 5, 6)), rng.normal(size=(4, 3, 3, 3)), rng.normal(size=4)
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    direct = np.zeros((2, 4, 5, 6))
+    for n in range(2):
+        for o in range(4):
+            for i in range(5):
+                for j in range(6):
+                    direct[n, o, i, j] = (padded[n, :, i : i + 3, j : j + 3] * weight[o]).sum() + bias[o]
+    assert np.allclose(_convolve(x, weight, bias), direct)
+
+
+def test_network_outputs_are_probabilities():
+    rng = np.random.default_rng(1)
+    net = CellNet(
+        ((rng.normal(size=(16, 1, 3, 3)), np.zeros(16)), (rng.normal(size=(32, 16, 3, 3)), np.zeros(32)),
+         (rng.normal(size=(48, 32, 3, 3)), np.zeros(48))),
+        (rng.normal(size=(64, 48 * 6 * 6)) * 0.01, np.zeros(64)), (rng.normal(size=(3, 64)), np.zeros(3)), ("a", "b", "c"))
+    p = net.probabilities(rng.random((5, 48, 48)).astype(np.float32))
+    assert p.shape == (5, 3) and np.allclose(p.sum(axis=1), 1) and (p >= 0).all()
+
+
+def test_an_inner_earth_cell_ringed_by_water_becomes_water():
+    water = np.zeros((6, 6), bool)
+    water[1, 2] = water[3, 2] = water[2, 1] = water[2, 3] = True
+    decoded_water, changes = decode_water(water)
+    assert decoded_water[2, 2] and len(changes) == 1 and "(3,3)" in changes[0]
+    edge = np.zeros((6, 6), bool)
+    edge[0, 1] = edge[1, 0] = True  # the corner cell touches the edge: earth may stay
+    assert not decode_water(edge)[0][0, 0]
+
+
+def test_photos_open_with_exif_orientation_and_heic(tmp_path):
+    photo = synth_photo(4, 35, "scan", megapixels=2)
+    upright = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    rgb = Image.fromarray(cv2.cvtColor(upright, cv2.COLOR_BGR2RGB))
+    turned = rgb.transpose(Image.Transpose.ROTATE_90)  # stored sideways, EXIF says turn it back
+    exif = Image.Exif()
+    exif[0x0112] = 8
+    turned.save(tmp_path / "sideways.jpg", exif=exif, quality=92)
+    opened = load_photo(tmp_path / "sideways.jpg")
+    assert opened.gray.shape == upright.shape[:2]
+    assert len(locate_sheets(opened.gray).sheets) == 1
+    pillow_heif = pytest.importorskip("pillow_heif")
+    pillow_heif.register_heif_opener()
+    rgb.save(tmp_path / "photo.heic", quality=90)
+    assert len(locate_sheets(load_photo(tmp_path / "photo.heic").gray).sheets) == 1
+
+
+def test_bad_photos_name_the_file(tmp_path):
+    (tmp_path / "notes.jpg").write_text("shopping list")
+    with pytest.raises(InputFileError, match="notes.jpg: not an image"):
+        load_photo(tmp_path / "notes.jpg")
+    with pytest.raises(InputFileError, match="no such file"):
+        load_photo(tmp_path / "absent.jpg")

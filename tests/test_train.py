@@ -1,0 +1,41 @@
+"""Training: the numpy network computes what PyTorch trained; no PyTorch gives a clear error."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from sheetscan.errors import SheetscanError
+
+
+def toy_patches(count: int, seed: int):
+    """Patches with a filled square in the top left (class 0) or bottom right (class 1)."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 2, count)
+    patches = rng.uniform(0, 0.1, (count, 48, 48)).astype(np.float32)
+    for patch, label in zip(patches, labels, strict=True):
+        top = 6 if label == 0 else 30
+        patch[top : top + 12, top : top + 12] = 1.0
+    return patches, labels
+
+
+def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
+    torch = pytest.importorskip("torch")
+    from sheetscan.train import _network, _to_cellnet, train_cellnet
+
+    patches, labels = toy_patches(400, 0)
+    net = train_cellnet(patches, labels, ("top_left", "bottom_right"), seed=0, epochs=6, batch=32)
+    test, truth = toy_patches(100, 1)
+    assert (net.probabilities(test).argmax(1) == truth).mean() == 1.0
+    torch.manual_seed(3)
+    network = _network(torch, 48, 2)
+    expected = torch.softmax(network(torch.as_tensor(test[:8, None])), dim=1).detach().numpy()
+    assert np.allclose(_to_cellnet(network, ("a", "b")).probabilities(test[:8]), expected, atol=1e-5)
+
+
+def test_training_without_pytorch_says_how_to_get_it(monkeypatch):
+    from sheetscan.train import _torch
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(SheetscanError, match="pip install torch"):
+        _torch()
