@@ -6,7 +6,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -147,6 +147,8 @@ def train(
 
 SHEET_FORMATS = (".pdf", ".png")
 Level = Enum("Level", {name: name for name in LEVELS}, type=str)  # typer checks the choice
+LevelOption = Annotated[Level, typer.Option("--level", help="Camera level.")]
+FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
 
 
 @app.command()
@@ -175,7 +177,7 @@ def synth(
     out: Path = typer.Option(..., "--out", help="Folder for NNNN.jpg and NNNN.json (made if missing)."),
     n: int = typer.Option(10, "--n", min=1, help="Number of photos."),
     seed: int = typer.Option(0, "--seed", help="Seed of the run; photo i depends only on (seed, i)."),
-    level: Level = typer.Option("phone", "--level", help="Camera level."),
+    level: LevelOption = "phone",
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one table photo."),
     megapixels: Optional[float] = typer.Option(
         None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
@@ -198,9 +200,9 @@ def synth(
 def bench_synth_command(
     n: int = typer.Option(5, "--n", min=1, help="Number of photos to time."),
     seed: int = typer.Option(0, "--seed", help="Seed of the run."),
-    level: Level = typer.Option("phone", "--level", help="Camera level."),
+    level: LevelOption = "phone",
     megapixels: float = typer.Option(12.0, "--megapixels", min=1.0, max=50.0, help="Photo size."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    as_json: FiguresAsJson = False,
 ) -> None:
     """Time making one synthetic photo on one core, against decoding that JPEG (same run).
 
@@ -218,9 +220,9 @@ def bench_synth_command(
 def bench_read_command(
     n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
-    level: Level = typer.Option("phone", "--level", help="Camera level."),
+    level: LevelOption = "phone",
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
     totals, and the time to read a 12-megapixel JPEG against decoding it (same run).
@@ -245,7 +247,7 @@ def bench_read_command(
 def bench_games_command(
     n: int = typer.Option(1000, "--n", min=1, help="Number of games."),
     seed: int = typer.Option(10000, "--seed", help="Seed of the first game."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    as_json: FiguresAsJson = False,
 ) -> None:
     """Play N simulated games: the share that is legal with a truth equal to the scorer's,
     and the spread of their totals.
@@ -263,7 +265,7 @@ def bench_games_command(
 def bench_rescore_command(
     n: int = typer.Option(1000, "--n", min=1, help="Number of garden files."),
     seed: int = typer.Option(0, "--seed", help="Seed of the first simulated game."),
-    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+    as_json: FiguresAsJson = False,
 ) -> None:
     """Time `sheetscan rescore --json` on N garden files in one call, against a reference
     (Python start-up plus reading the same JSON files) timed in the same run.

@@ -27,10 +27,10 @@ class CellNet:
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, size, size) float32 ink patches."""
-        x = patches[:, None, :, :].astype(np.float32)
+        x = patches[:, :, :, None].astype(np.float32)  # channels last: im2col copies less
         for weight, bias in self.convolutions:
             x = _max_pool(np.maximum(_convolve(x, weight, bias), 0))
-        x = x.reshape(len(x), -1)
+        x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)  # PyTorch flattens channels first
         x = np.maximum(x @ self.hidden[0].T + self.hidden[1], 0)
         logits = x @ self.output[0].T + self.output[1]
         logits -= logits.max(axis=1, keepdims=True)
@@ -52,15 +52,15 @@ class CellNet:
 
 
 def _convolve(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """'Same' 3x3 convolution of (n, c, h, w) by (out, c, 3, 3), as one matrix product."""
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    windows = sliding_window_view(padded, (3, 3), axis=(2, 3))  # (n, c, h, w, 3, 3)
-    n, c, h, w = x.shape
-    columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * h * w, c * 9)
+    """'Same' 3x3 convolution of (n, h, w, c) by PyTorch's (out, c, 3, 3), as one matrix product."""
+    n, h, w, c = x.shape
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, h, w, c, 3, 3)
+    columns = windows.reshape(n * h * w, c * 9)
     out = columns @ weight.reshape(len(weight), -1).T + bias
-    return out.reshape(n, h, w, -1).transpose(0, 3, 1, 2)
+    return out.reshape(n, h, w, -1)
 
 
 def _max_pool(x: np.ndarray) -> np.ndarray:
-    n, c, h, w = x.shape
-    return x[:, :, : h // 2 * 2, : w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    n, h, w, c = x.shape
+    return x[:, : h // 2 * 2, : w // 2 * 2].reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))

@@ -15,7 +15,9 @@ from .rules import CATEGORIES, GRID_SIZE, Decoration
 from .sheet import mm_to_px
 
 POND_GRID_PX = 40  # resolution of a cell when tracing a pond outline
-POND_INSET = (0.05, 0.16)  # outline distance inside the pond's cells, in cell widths
+# Outline distance inside the pond's cells, in cell widths: clear of the garden's thick border
+# (0.8 mm inside the edge), so that a person, too, can see the outline apart from it.
+POND_INSET = (0.1, 0.18)
 POND_GAP_CHANCE = 0.25  # chance an outline is left with a small gap
 POND_FILLS = ("plain", "hatched", "wavy")
 POND_FILL_WEIGHTS = (0.6, 0.2, 0.2)

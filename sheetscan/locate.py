@@ -164,18 +164,24 @@ def _fit_error(group: list, layout: Layout) -> float:
 
 
 def _fit(group: list[tuple[int, np.ndarray]], layout: Layout) -> SheetLocation | None:
+    """A sheet fitted by RANSAC to its markers' corners; markers that do not fit are dropped."""
     squares = _marker_squares_mm(layout)
     source = np.concatenate([squares[i] for i, _ in group]).astype(np.float32)
     target = np.concatenate([c for _, c in group]).astype(np.float32)
     homography, inliers = cv2.findHomography(source, target, cv2.RANSAC, RANSAC_THRESHOLD_PX)
     if homography is None:
         return None
-    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
-    error = float(np.sqrt(np.mean(np.sum((fitted - target) ** 2, axis=1))))
+    kept = [k for k in range(len(group)) if inliers[4 * k : 4 * k + 4].all()]
+    if len(kept) < MIN_MARKERS:
+        return None
+    points = np.concatenate([np.arange(4 * k, 4 * k + 4) for k in kept])
+    homography, _ = cv2.findHomography(source[points], target[points], 0)
+    fitted = cv2.perspectiveTransform(source[points].reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
+    error = float(np.sqrt(np.mean(np.sum((fitted - target[points]) ** 2, axis=1))))
     width, height = layout.page_mm
     middle = np.array([[[width / 2, height / 2]], [[width / 2 + 1, height / 2]]])
     a, b = cv2.perspectiveTransform(middle, homography).reshape(2, 2)
-    return SheetLocation(homography, tuple(sorted(i for i, _ in group)), error, float(np.linalg.norm(b - a)))
+    return SheetLocation(homography, tuple(sorted(group[k][0] for k in kept)), error, float(np.linalg.norm(b - a)))
 
 
 def _reading_order(sheets: list[SheetLocation], layout: Layout) -> list[SheetLocation]:
@@ -192,18 +198,24 @@ def _reading_order(sheets: list[SheetLocation], layout: Layout) -> list[SheetLoc
     return [sheets[i] for row in rows for i in sorted(row, key=lambda i: centres[i][0])]
 
 
+def _quality(found: Located) -> tuple:
+    """How good a detection pass was: sheets found, then markers used, then alignment."""
+    return (len(found.sheets), sum(len(s.marker_ids) for s in found.sheets),
+            -sum(s.alignment_error_px / s.px_per_mm for s in found.sheets))
+
+
 def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
     """Every sheet in the photo ``gray`` ((h, w) uint8), in reading order."""
     layout = layout or load_layout()
-    best = Located((), 0)
+    best = None
     for long_side in DETECT_LONG_SIDE:
         groups = _group(detect_markers(gray, long_side, layout), layout)
         fitted = [_fit(group, layout) for group in groups if len(group) >= MIN_MARKERS]
         sheets = [sheet for sheet in fitted if sheet is not None]
         found = Located(tuple(_reading_order(sheets, layout)), sum(len(g) < MIN_MARKERS for g in groups))
-        if len(found.sheets) > len(best.sheets) or not best.sheets:
+        if best is None or _quality(found) > _quality(best):
             best = found
-        complete = all(len(g) == len(layout.marker_ids) for g in groups)
+        complete = all(len(s.marker_ids) == len(layout.marker_ids) for s in best.sheets) and not best.partial
         if best.sheets and complete or long_side >= max(gray.shape):
             break
     return best

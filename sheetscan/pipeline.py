@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -34,10 +35,11 @@ class Debug:
     folder: Path | None
     stem: str
 
-    def save(self, stage: str, image: np.ndarray) -> None:
+    def save(self, stage: str, draw: Callable[[], np.ndarray]) -> None:
+        """Save the picture ``draw()`` makes, drawing it only when a folder was given."""
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(self.folder / f"{self.stem}-{stage}.png"), image)
+            cv2.imwrite(str(self.folder / f"{self.stem}-{stage}.png"), draw())
 
 
 @dataclass(frozen=True)
@@ -74,15 +76,15 @@ def _explain_no_sheet(photo: Photo) -> SheetscanError:
 def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
                debug: Debug, number: int) -> SheetResult:
     canonical = rectify(gray, location, layout)
-    debug.save(f"sheet{number}-1-rectified", canonical)
+    debug.save(f"sheet{number}-1-rectified", lambda: canonical)
     garden = layout.region("garden")
     paper = np.median(crop(canonical, garden))
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout)
     garden_score = score(reading.garden, rules)
-    debug.save(f"sheet{number}-2-water", draw_water(canonical, reading, layout))
-    debug.save(f"sheet{number}-3-cells", draw_cells(canonical, reading, garden_score, layout))
+    debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, reading, layout))
+    debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical, reading, garden_score)
 
 
@@ -94,7 +96,7 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
         photo = load_photo(path)
         located = locate_sheets(photo.gray, layout)
-        debug.save("0-markers", draw_markers(photo.gray, located, layout))
+        debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))
         if not located.sheets:
             raise _explain_no_sheet(photo)
         sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number)
