@@ -10,15 +10,14 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from sheetscan import bench, report
-from sheetscan.camera import LEVELS
+from sheetscan import report
 from sheetscan.errors import ExitCode, SheetscanError
-from sheetscan.layout import load_layout
-from sheetscan.pipeline import read_photo
 from sheetscan.rescore import RescoreResult, rescore_file
 from sheetscan.rules import RuleSet
-from sheetscan.sheet import write_sheet
-from sheetscan.synth import write_synth
+
+# The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
+# 'rescore' of a thousand garden files starts fast.
+LEVEL_NAMES = ("scan", "phone", "hard")  # camera.LEVELS' names (a test keeps them equal)
 
 app = typer.Typer(
     help="Read a photo of a Jardín Japonés sheet, score it by the rules, and audit it.",
@@ -110,6 +109,8 @@ def score_command(
 
     Example: sheetscan score samples/phone/0000.jpg
     """
+    from sheetscan.pipeline import read_photo
+
     rules = _rules(rule)
     worst = ExitCode.ok
     for path in photos:
@@ -146,7 +147,7 @@ def train(
 
 
 SHEET_FORMATS = (".pdf", ".png")
-Level = Enum("Level", {name: name for name in LEVELS}, type=str)  # typer checks the choice
+Level = Enum("Level", {name: name for name in LEVEL_NAMES}, type=str)  # typer checks the choice
 LevelOption = Annotated[Level, typer.Option("--level", help="Camera level.")]
 FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
 
@@ -163,6 +164,9 @@ def sheet(
 
     Example: sheetscan sheet --out sheet.pdf --layout-json layout.json
     """
+    from sheetscan.layout import load_layout
+    from sheetscan.sheet import write_sheet
+
     if out.suffix.lower() not in SHEET_FORMATS:
         _fail(f"{out}: the sheet is written as PDF or PNG; name the file .pdf or .png")
     write_sheet(out, dpi)
@@ -189,6 +193,8 @@ def synth(
     Example: sheetscan synth --n 20 --seed 7 --level phone --out bench/phone
     """
     level = level.value
+    from sheetscan.synth import write_synth
+
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
@@ -208,6 +214,8 @@ def bench_synth_command(
 
     Example: sheetscan bench synth --n 5 --megapixels 12
     """
+    from sheetscan import bench
+
     level = level.value
     figures = bench.bench_synth(n, seed, level, megapixels)
     _print_figures(figures, as_json,
@@ -229,6 +237,8 @@ def bench_read_command(
 
     Example: sheetscan bench read --n 100 --seed 1 --level phone
     """
+    from sheetscan import bench
+
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1))
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
@@ -254,6 +264,8 @@ def bench_games_command(
 
     Example: sheetscan bench games --n 1000
     """
+    from sheetscan import bench
+
     figures = bench.bench_games(n, seed)
     _print_figures(figures, as_json,
         f"{figures['games']} games: {figures['legal_share']:.1%} legal with truth = scorer; totals "
@@ -272,6 +284,8 @@ def bench_rescore_command(
 
     Example: sheetscan bench rescore --n 1000
     """
+    from sheetscan import bench
+
     figures = bench.bench_rescore(n, seed)
     _print_figures(figures, as_json,
         f"rescore of {figures['files']} garden files: {figures['rescore_seconds']:.3f} s "

@@ -92,3 +92,10 @@ def test_every_command_has_help(runner, path):
     assert "Usage" in result.output
     help_text = result.output.split("Usage", 1)[1]
     assert len(help_text.strip().splitlines()) > 3
+
+
+def test_cli_level_names_are_the_cameras():
+    from cli import LEVEL_NAMES
+    from sheetscan.camera import LEVELS
+
+    assert LEVEL_NAMES == tuple(LEVELS)
