@@ -151,11 +151,16 @@ def _side(group: list) -> float:
     return float(np.mean([np.linalg.norm(c[1] - c[0]) for _, c in group]))
 
 
-def _fit_error(group: list, layout: Layout) -> float:
-    """The largest corner error of one homography fitted to all of ``group``'s corners."""
+def _correspondences(group: list, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """(4k, 2) marker corners in layout millimetres and the same corners in the photo."""
     squares = _marker_squares_mm(layout)
     source = np.concatenate([squares[i] for i, _ in group]).astype(np.float32)
-    target = np.concatenate([c for _, c in group]).astype(np.float32)
+    return source, np.concatenate([c for _, c in group]).astype(np.float32)
+
+
+def _fit_error(group: list, layout: Layout) -> float:
+    """The largest corner error of one homography fitted to all of ``group``'s corners."""
+    source, target = _correspondences(group, layout)
     homography, _ = cv2.findHomography(source, target, 0)
     if homography is None:
         return float("inf")
@@ -165,9 +170,7 @@ def _fit_error(group: list, layout: Layout) -> float:
 
 def _fit(group: list[tuple[int, np.ndarray]], layout: Layout) -> SheetLocation | None:
     """A sheet fitted by RANSAC to its markers' corners; markers that do not fit are dropped."""
-    squares = _marker_squares_mm(layout)
-    source = np.concatenate([squares[i] for i, _ in group]).astype(np.float32)
-    target = np.concatenate([c for _, c in group]).astype(np.float32)
+    source, target = _correspondences(group, layout)
     homography, inliers = cv2.findHomography(source, target, cv2.RANSAC, RANSAC_THRESHOLD_PX)
     if homography is None:
         return None
