@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
 from .layout import load_layout
 from .locate import locate_sheets
-from .read import DECORATION_CLASSES
+from .read import DECORATION_CLASSES, cell_patches
 from .rectify import rectify
 from .rules import DECORATION_BY_LETTER, EMPTY_LETTER, WATER_LETTER, Decoration
 from .synth import synth_photo
@@ -42,7 +41,7 @@ def water_labels(garden: dict) -> np.ndarray:
 class CellSamples:
     """Ink patches and labels of every garden cell of a set of sheets."""
 
-    decoration_patches: np.ndarray  # (n, PATCH_PX, PATCH_PX)
+    decoration_patches: np.ndarray  # (n, size, size): see read.cell_patches
     decoration_labels: np.ndarray
     water_patches: np.ndarray
     water_labels: np.ndarray
@@ -67,9 +66,10 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], skip_pens: tuple
         if len(located.sheets) != 1:
             continue
         canonical = rectify(gray, located.sheets[0], layout)
-        parts["df"].append(garden_patches(canonical, DECORATION_MARGIN, PATCH_PX, layout))
+        decoration_patches, water_patches = cell_patches(canonical, layout)
+        parts["df"].append(decoration_patches)
         parts["dl"].append(decoration_labels(truth["garden"]))
-        parts["wf"].append(garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))
+        parts["wf"].append(water_patches)
         parts["wl"].append(water_labels(truth["garden"]))
         parts["pen"].append(np.full(36, truth["style"]["pen"]))
         parts["photo"].append(np.full(36, index))

@@ -117,11 +117,19 @@ def decode_water(water: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return water, changes
 
 
+def cell_patches(canonical: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """The decoration and the water patches of the 36 cells: what the networks read, in
+    training and in reading alike."""
+    return (garden_patches(canonical, DECORATION_MARGIN, PATCH_PX, layout),
+            garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))
+
+
 def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None) -> GardenReading:
     """Read the garden of a canonical sheet image ((h, w) uint8)."""
     models = models or load_cell_models()
-    decoration = models.decoration.probabilities(garden_patches(canonical, DECORATION_MARGIN, PATCH_PX, layout))
-    water = models.water.probabilities(garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))[:, 1]
+    decoration_patches, water_patches = cell_patches(canonical, layout)
+    decoration = models.decoration.probabilities(decoration_patches)
+    water = models.water.probabilities(water_patches)[:, 1]
     decoration = decoration.reshape(GRID_SIZE, GRID_SIZE, -1)
     water = water.reshape(GRID_SIZE, GRID_SIZE)
     is_water, changes = decode_water(water > 0.5)
