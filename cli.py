@@ -29,6 +29,9 @@ bench_app = typer.Typer(help="Benchmarks that print the project's measured figur
 app.add_typer(bench_app, name="bench")
 
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
+RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]
+PhotosArgument = Annotated[List[Path], typer.Argument(help="Photos of sheets (JPEG, PNG, HEIC) or folders of them.")]
+JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once (default: the cores).")]
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:
@@ -77,7 +80,7 @@ def _rescore_text(result: RescoreResult) -> str:
 def rescore(
     gardens: List[Path] = typer.Argument(..., help="Garden files in the golden-case JSON form."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per file, one per line."),
-    rule: Optional[List[str]] = typer.Option(None, "--rule", help=RULE_HELP),
+    rule: RuleOption = None,
 ) -> None:
     """Score and audit garden files (the form of the golden cases).
 
@@ -98,52 +101,155 @@ def rescore(
         raise typer.Exit(int(ExitCode.bad_input))
 
 
-@app.command("score")
-def score_command(
-    photos: List[Path] = typer.Argument(..., help="Photos of sheets: JPEG, PNG or HEIC."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
-    debug: Optional[Path] = typer.Option(None, "--debug", help="Write a picture of each stage into this folder."),
-    rule: Optional[List[str]] = typer.Option(None, "--rule", help=RULE_HELP),
-) -> None:
-    """Read photos of filled sheets and score them by the rules.
 
-    Example: sheetscan score samples/phone/0000.jpg
-    """
-    from sheetscan.pipeline import read_photo
 
-    rules = _rules(rule)
+def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None):
+    """Each photo's result in the given order, with a progress bar on stderr for a batch."""
+    from sheetscan.batch import default_jobs, expand_inputs, read_photos
+
+    paths = expand_inputs(photos)
+    if not paths:
+        _fail("no photos found in " + ", ".join(map(str, photos)))
+    results = read_photos(paths, rules, jobs or default_jobs(), debug)
+    if len(paths) == 1:
+        yield from results
+        return
+    with typer.progressbar(results, length=len(paths), label="reading", file=sys.stderr) as bar:
+        yield from bar
+
+
+def _report_photos(results, as_json: bool, audit: bool, on_result=None) -> None:
+    """Print each photo's result, and exit with the worst error's code."""
     worst = ExitCode.ok
-    for path in photos:
-        result = read_photo(path, rules, debug)
+    for result in results:
         if result.error:
             typer.echo(f"sheetscan: {result.error.message}", err=True)
             worst = max(worst, result.error.exit_code)
+        if on_result:
+            on_result(result)
         if as_json:
             typer.echo(json.dumps(report.photo_to_dict(result), separators=(",", ":")))
         elif not result.error:
-            typer.echo(report.photo_text(result))
+            typer.echo(report.photo_text(result, audit=audit))
     if worst:
         raise typer.Exit(int(worst))
 
 
+@app.command("score")
+def score_command(
+    photos: PhotosArgument,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
+    debug: Optional[Path] = typer.Option(None, "--debug", help="Write a picture of each stage into this folder."),
+    rule: RuleOption = None,
+    jobs: JobsOption = None,
+) -> None:
+    """Read photos of filled sheets and score them by the rules.
+
+    Every sheet of a photo is read, in reading order (left to right, top to bottom).
+
+    Example: sheetscan score samples/phone/0000.jpg
+    """
+    _report_photos(_read_batch(photos, _rules(rule), jobs, debug), as_json, audit=False)
+
+
+@app.command("audit")
+def audit_command(
+    photos: PhotosArgument,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
+    overlay: Optional[Path] = typer.Option(None, "--overlay", help="Write each sheet's annotated picture into this folder."),
+    rule: RuleOption = None,
+    jobs: JobsOption = None,
+) -> None:
+    """Audit photos of filled sheets: what the player wrote against what the rules give.
+
+    For each sheet: the rules' breakdown beside the written numbers, every difference, rule
+    violation and turn the garden cannot explain, the doubtful cells, and what the decoder changed.
+
+    Example: sheetscan audit --overlay /tmp/audit samples/phone/0000.jpg
+    """
+    from sheetscan.overlay import write_audit_pictures
+
+    inputs = {path.resolve() for path in photos}
+    save = (lambda result: write_audit_pictures(result, overlay, inputs)) if overlay else None
+    _report_photos(_read_batch(photos, _rules(rule), jobs), as_json, audit=True, on_result=save)
+
+
+@app.command("table")
+def table_command(
+    photos: PhotosArgument,
+    names: Optional[str] = typer.Option(None, "--names", help="Players' names, comma-separated, in reading order "
+                                        "(photo by photo; left to right, top to bottom)."),
+    as_json: bool = typer.Option(False, "--json", help="The table as one JSON object."),
+    csv_file: Optional[Path] = typer.Option(None, "--csv", help="Also write the table to this CSV file."),
+    overlay: Optional[Path] = typer.Option(None, "--overlay", help="Write each sheet's audit picture and name-box "
+                                           "crop into this folder, to see which sheet is whose."),
+    rule: RuleOption = None,
+    jobs: JobsOption = None,
+) -> None:
+    """Rank every sheet found in the photos: the table's result and its winner.
+
+    By total, then more unpruned bonsai leaves, then shared; each with its breakdown and the
+    audit's findings summarised. A lone sheet gets its solo rank.
+
+    Example: sheetscan table --names Aiko,Ben,Chiara samples/table/0000.jpg
+    """
+    from sheetscan import table
+    from sheetscan.overlay import write_audit_pictures, write_name_crops
+
+    inputs = {path.resolve() for path in photos}
+    sheets, worst = [], ExitCode.ok
+    for result in _read_batch(photos, _rules(rule), jobs):
+        if result.error:
+            typer.echo(f"sheetscan: {result.error.message}", err=True)
+            worst = max(worst, result.error.exit_code)
+        if result.partial_sheets:
+            typer.echo(f"sheetscan: {result.path}: {result.partial_sheets} sheet(s) seen only in part: not read", err=True)
+        if overlay:
+            write_audit_pictures(result, overlay, inputs)
+            write_name_crops(result, overlay, inputs)
+        sheets += [(result.path, number, sheet) for number, sheet in enumerate(result.sheets, start=1)]
+    if not sheets:
+        _fail("no sheet found in any photo", worst or ExitCode.no_sheet)
+    given = [name.strip() for name in names.split(",")] if names else []
+    if len(given) > len(sheets):
+        typer.echo(f"sheetscan: {len(given)} names for {len(sheets)} sheets: the last ones are unused", err=True)
+    labels = table.name_players([(Path(photo).name, number) for photo, number, _ in sheets], given)
+    players = [table.Player(label, photo, number, sheet.score.breakdown, sheet.decoded.record.bonsai_pruned,
+                            sheet.decoded.findings) for label, (photo, number, sheet) in zip(labels, sheets, strict=True)]
+    standings = table.rank(players)
+    if csv_file:
+        csv_file.write_text(table.table_csv(standings))
+    typer.echo(json.dumps(table.table_to_dict(standings)) if as_json else table.table_text(standings))
+    if worst:
+        raise typer.Exit(int(worst))
+
+
+class Networks(str, Enum):
+    cells = "cells"
+    boxes = "boxes"
+
+
 @app.command()
 def train(
-    out: Path = typer.Option(Path("models/cells.npz"), "--out", help="Where to write the trained networks."),
-    photos: int = typer.Option(900, "--photos", min=10, help="Synthetic photos to train on."),
-    seed: int = typer.Option(1000, "--seed", help="Seed of the training photos (benches use others)."),
-    epochs: int = typer.Option(12, "--epochs", min=1, help="Passes over the training cells."),
+    networks: Networks = typer.Option(Networks.cells, "--networks",
+                                      help="cells: decoration and water; boxes: turn boxes, marks, written numbers."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
+    photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs", min=1, help="Passes over the training samples, for every network (default: the plan's)."),
     held_out_pen: str = typer.Option("felt", "--held-out-pen", help="A pen kept out of training."),
     jobs: int = typer.Option(2, "--jobs", min=1, help="Processes rendering the photos."),
-    compare_linear: bool = typer.Option(False, "--compare-linear", help="Also fit HOG + softmax and compare."),
+    compare_linear: bool = typer.Option(False, "--compare-linear", help="Cells: also fit HOG + softmax and compare."),
 ) -> None:
-    """Rebuild the cell networks from scratch on synthetic photos (needs PyTorch, CPU is enough).
+    """Rebuild a model file from scratch on synthetic photos (needs PyTorch, CPU is enough).
 
-    Example: sheetscan train --out models/cells.npz
+    Examples: sheetscan train --networks cells; sheetscan train --networks boxes
     """
-    from sheetscan.train import train_models
+    from sheetscan.train import PLANS, train_models
 
-    train_models(out, photos=photos, seed=seed, epochs=epochs, held_out_pen=held_out_pen, jobs=jobs,
-                 compare_linear=compare_linear, say=typer.echo)
+    plan = PLANS[networks.value]
+    train_models(networks.value, out or plan.out, photos=photos or plan.photos, seed=plan.seed if seed is None else seed,
+                 epochs=epochs, held_out_pen=held_out_pen, jobs=jobs, compare_linear=compare_linear, say=typer.echo)
 
 
 SHEET_FORMATS = (".pdf", ".png")
@@ -247,9 +353,69 @@ def bench_read_command(
         f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
         f"  water per cell      {f['water_accuracy']:.2%}",
         f"  tree dot            {f['tree_dot_accuracy']:.2%}",
-        f"  exact total         {f['exact_total']:.1%} of sheets",
+        f"  exact total         {f['exact_total']:.1%} of sheets (the cells' first choices alone: "
+        f"{f['exact_total_cells_only']:.1%})",
         f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
         f"ratio {f['read_to_decode_ratio']:.2f}; peak memory {f['peak_memory_mb']} MB",
+    ]))
+
+
+@bench_app.command("audit")
+def bench_audit_command(
+    n: int = typer.Option(100, "--n", min=1, help="Number of fresh photos."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run (the box reader trained on 2000)."),
+    level: LevelOption = "phone",
+    mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0,
+                                       help="Chance a player's written numbers hold a mistake (more gives more "
+                                            "sheets to flag)."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Audit N fresh synthetic photos against their truth: turn-box symbols, marks and written
+    numbers read right (first choice and decoded), mistakes flagged and false differences.
+
+    Example: sheetscan bench audit --n 150 --seed 1 --level phone
+    """
+    from sheetscan import bench
+
+    with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
+        f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1))
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets read",
+        f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
+        f"  bonsai and pond marks  {f['marks']:.2%}",
+        f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
+        f"  written wrong: {f['sheets_written_wrong']} sheets, {f['wrong_flagged']:.1%} flagged with the right category",
+        f"  written right: {f['sheets_written_right']} sheets, {f['false_difference']:.1%} with a false difference",
+    ]))
+
+
+@bench_app.command("table")
+def bench_table_command(
+    n: int = typer.Option(40, "--n", min=1, help="Number of fresh table photos."),
+    sheets_per_photo: int = typer.Option(3, "--sheets-per-photo", min=1, max=6, help="Sheets on each photo."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    jobs: JobsOption = None,
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
+    and sheets per second with 1 job and with all cores (same photos, same run).
+
+    Example: sheetscan bench table --n 40 --sheets-per-photo 3
+    """
+    from sheetscan import bench
+    from sheetscan.batch import default_jobs
+
+    jobs = jobs or default_jobs()
+    typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}...", err=True)
+    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs,
+                          say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",
+        f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%}; "
+        f"right winner {f['right_winner']:.1%} of tables",
+        f"  {f['sheets_per_second_one_job']:.2f} sheets/s with 1 job, {f['sheets_per_second_all_jobs']:.2f} with "
+        f"{f['jobs']}: x{f['speedup']:.2f}",
     ]))
 
 

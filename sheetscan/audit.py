@@ -281,6 +281,17 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
                     boxes=tuple(f"pond icon {i + 1}" for i, m in enumerate(record.ponds_marked) if m),
                 )
             )
+    parts = CATEGORIES[:-1]
+    if record.written is not None and all(c in record.written for c in CATEGORIES):
+        added = sum(record.written[c] for c in parts)
+        if added != record.written["total"]:
+            findings.append(
+                Finding(
+                    "written_sum",
+                    f"the written categories add up to {added}, but the written total is {record.written['total']}",
+                    boxes=tuple(f"written {c}" for c in CATEGORIES),
+                )
+            )
     for category in CATEGORIES:
         if record.written is None or category not in record.written:
             continue

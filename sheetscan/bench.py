@@ -108,7 +108,7 @@ def _match(truth_sheets: list[dict], read_sheets: tuple) -> list[tuple[dict, obj
 
 def _cell_tallies(truth: dict, sheet) -> dict:
     cells, water, late = truth["garden"]["cells"], truth["garden"]["water"], {tuple(c) for c in truth["garden"]["tree_late"]}
-    read = garden_to_dict(sheet.reading.garden)
+    read = garden_to_dict(sheet.garden)
     read_late = {tuple(c) for c in read["tree_late"]}
     tally = {"cells": 36, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
     for r in range(6):
@@ -125,7 +125,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read."""
     from .pipeline import read_photo
 
-    totals = {"sheets": 0, "found": 0, "exact_total": 0, "cells": 0, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
+    totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
+              "water": 0, "trees": 0, "dots": 0}
     by_pen: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
         for index in range(count):
@@ -137,6 +138,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
                 totals["exact_total"] += sheet.score.breakdown["total"] == truth["score"]["total"]
+                totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
                 tally = _cell_tallies(truth, sheet)
                 for key, value in tally.items():
                     totals[key] += value
@@ -154,6 +156,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "water_accuracy": totals["water"] / cells,
         "tree_dot_accuracy": totals["dots"] / max(totals["trees"], 1),
         "exact_total": totals["exact_total"] / max(totals["found"], 1),
+        "exact_total_cells_only": totals["exact_total_cells_only"] / max(totals["found"], 1),
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
         **speed,
     }
@@ -186,3 +189,141 @@ def _read_speed(folder: Path, seed: int, level: str, repeats: int = 3) -> dict:
     read, decode = float(np.median(reads)), float(np.median(decodes))
     return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
             "read_to_decode_ratio": round(read / decode, 2), "peak_memory_mb": round(peak_kib / 1024)}
+
+
+def _turn_symbols(turn: dict) -> list[str]:
+    """What a turn box holds, symbol by symbol: the dice, the location digits, or X."""
+    if turn["kind"] == "skip":
+        return ["X"]
+    if turn["kind"] == "draw":
+        return [*map(str, turn["dice"]), str(turn["location"])]
+    return [str(turn["dice"][0]), str(turn["cell"][0] + 1), str(turn["cell"][1] + 1)]
+
+
+def _symbols_right(truth: dict, read: dict) -> tuple[int, int]:
+    """(symbols read right, symbols) of one turn box; a box read as another kind is all wrong."""
+    want, got = _turn_symbols(truth), _turn_symbols(read)
+    if truth["kind"] != read["kind"]:
+        return 0, len(want)
+    return sum(a == b for a, b in zip(want, got, strict=True)), len(want)
+
+
+def _mistaken_categories(truth: dict) -> set[str]:
+    """The categories a player wrote wrong (not the total that merely adds them up)."""
+    wrong = {c for c in truth["written"] if truth["written"][c] != truth["score"][c]}
+    return wrong - {"total"} if wrong - {"total"} else wrong
+
+
+def _audit_tallies(truth: dict, sheet) -> dict:
+    """One sheet's counts for ``bench audit``: raw (the readers' first choice) and decoded."""
+    from .decode import best_reading
+    from .gardenfile import record_to_dict
+
+    decoded = record_to_dict(sheet.decoded.record)
+    raw = record_to_dict(best_reading(sheet.reading, sheet.boxes))
+    tally = {}
+    for name, record in (("raw", raw), ("decoded", decoded)):
+        pairs = [_symbols_right(t, r) for t, r in zip(truth["turns"], record["turns"], strict=True)]
+        tally[f"{name}_symbols_right"] = sum(right for right, _ in pairs)
+        tally[f"{name}_numbers_right"] = sum(record["written"][c] == v for c, v in truth["written"].items())
+    tally["symbols"] = sum(n for _, n in pairs)
+    tally["numbers"] = len(truth["written"])
+    leaves = [c[0].value for c in sheet.boxes.leaves]
+    icons = [c[0].value for c in sheet.boxes.pond_icons]
+    truth_leaves = [i < truth["bonsai_pruned"] for i in range(len(leaves))]
+    tally["marks"] = len(leaves) + len(icons)
+    tally["marks_right"] = sum(a == b for a, b in zip(leaves + icons, truth_leaves + truth["ponds_marked"], strict=True))
+    flagged = {box.removeprefix("written ") for f in sheet.decoded.findings if f.kind == "written_differs" for box in f.boxes}
+    mistaken = _mistaken_categories(truth)
+    tally["wrong_sheets"] = bool(mistaken)
+    tally["wrong_flagged"] = bool(mistaken) and mistaken <= flagged
+    tally["right_sheets"] = not mistaken
+    tally["false_difference"] = not mistaken and bool(flagged)
+    return tally
+
+
+def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None) -> dict:
+    """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
+    read and the differences flagged with the truth."""
+    from .pipeline import read_photo
+
+    totals: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
+        for index in range(count):
+            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate)
+            path = Path(folder) / "photo.jpg"
+            path.write_bytes(photo.jpeg)
+            result = read_photo(path)
+            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
+                for key, value in _audit_tallies(truth, sheet).items():
+                    totals[key] = totals.get(key, 0) + int(value)
+                totals["sheets"] = totals.get("sheets", 0) + 1
+            if say:
+                say(index)
+
+    def share(part: str, whole: str) -> float:
+        return totals.get(part, 0) / max(totals.get(whole, 0), 1)
+
+    return {
+        "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "sheets": totals.get("sheets", 0),
+        "turn_symbols_raw": share("raw_symbols_right", "symbols"),
+        "turn_symbols": share("decoded_symbols_right", "symbols"),
+        "marks": share("marks_right", "marks"),
+        "written_numbers_raw": share("raw_numbers_right", "numbers"),
+        "written_numbers": share("decoded_numbers_right", "numbers"),
+        "sheets_written_wrong": totals.get("wrong_sheets", 0),
+        "wrong_flagged": share("wrong_flagged", "wrong_sheets"),
+        "sheets_written_right": totals.get("right_sheets", 0),
+        "false_difference": share("false_difference", "right_sheets"),
+    }
+
+
+def _winners(entries: list[tuple[int, int]]) -> set[int]:
+    """Indices of the winners of (total, leaves left) entries: the tie-break of table.rank."""
+    best = max(entries)
+    return {i for i, entry in enumerate(entries) if entry == best}
+
+
+def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None) -> dict:
+    """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
+    exact totals, right winners; then sheets per second with 1 job and with ``jobs``."""
+    from .batch import read_photos
+    from .rules import MAX_PRUNINGS
+
+    totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
+        paths, truths = [], []
+        for index in range(count):
+            photo = synth_photo(index, seed, level, sheets_per_photo)
+            path = Path(folder) / f"{index:04d}.jpg"
+            path.write_bytes(photo.jpeg)
+            paths.append(path)
+            truths.append(photo.truth)
+        timings = {}
+        for label, workers in (("one_job", 1), ("all_jobs", jobs)):
+            start = time.perf_counter()
+            results = list(read_photos(paths, jobs=workers))
+            timings[label] = time.perf_counter() - start
+            if say:
+                say(label)
+    for truth, result in zip(truths, results, strict=True):
+        pairs = _match(truth["sheets"], result.sheets)
+        totals["sheets"] += len(truth["sheets"])
+        totals["found"] += len(pairs)
+        totals["invented"] += len(result.sheets) - len(pairs)
+        totals["exact_total"] += sum(sheet.score.total == t["score"]["total"] for t, sheet in pairs)
+        totals["tables"] += 1
+        if len(pairs) == len(truth["sheets"]):
+            true_entries = [(t["score"]["total"], MAX_PRUNINGS - t["bonsai_pruned"]) for t, _ in pairs]
+            read_entries = [(s.score.total, MAX_PRUNINGS - s.decoded.record.bonsai_pruned) for _, s in pairs]
+            totals["right_winner"] += _winners(read_entries) == _winners(true_entries)
+    sheets_read = totals["found"] + totals["invented"]
+    one, many = sheets_read / timings["one_job"], sheets_read / timings["all_jobs"]
+    return {
+        "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo,
+        "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
+        "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
+        "right_winner": totals["right_winner"] / max(totals["tables"], 1),
+        "jobs": jobs, "sheets_per_second_one_job": round(one, 3), "sheets_per_second_all_jobs": round(many, 3),
+        "speedup": round(many / one, 2),
+    }

@@ -1,19 +1,34 @@
-"""A small convolutional network for cell patches, run in plain numpy.
+"""A small convolutional network for image patches, run in plain numpy.
 
 Three 3x3 convolutions (each followed by ReLU and 2x2 max pooling), a hidden dense layer and
-a softmax. PyTorch trains it (``sheetscan train``, an optional extra); reading needs only
-numpy and the weights in an ``.npz`` file.
+one softmax per head. A single-head network names its classes plainly (``"rock"``); a
+multi-head one names them ``"head:class"`` (``"kind:prune"``, ``"units:7"``), so one output
+layer serves every head. PyTorch trains it (``sheetscan train``, an optional extra); reading
+needs only numpy and the weights in an ``.npz`` file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-CHANNELS = (1, 16, 32, 48)  # input channels, then the output channels of each convolution
-HIDDEN = 64  # units of the dense layer
+from .errors import ModelError
+
+CONVOLUTIONS = 3  # each followed by ReLU and 2x2 max pooling: inputs are multiples of 8 pixels
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The widths of a network: what training builds; inference reads them off the weights."""
+
+    channels: tuple[int, ...] = (1, 16, 32, 48)  # input channels, then each convolution's outputs
+    hidden: int = 64  # units of the dense layer
+
+
+SMALL = Architecture()
 
 
 @dataclass(frozen=True)
@@ -21,21 +36,33 @@ class CellNet:
     """Weights of the network (PyTorch layouts) and its class names."""
 
     convolutions: tuple[tuple[np.ndarray, np.ndarray], ...]  # ((out, in, 3, 3), (out,)) each
-    hidden: tuple[np.ndarray, np.ndarray]  # ((HIDDEN, flat), (HIDDEN,))
-    output: tuple[np.ndarray, np.ndarray]  # ((K, HIDDEN), (K,))
+    hidden: tuple[np.ndarray, np.ndarray]  # ((hidden, flat), (hidden,))
+    output: tuple[np.ndarray, np.ndarray]  # ((K, hidden), (K,))
     classes: tuple[str, ...]
 
+    @property
+    def heads(self) -> dict[str, tuple[str, ...]]:
+        """Each head's class names, in output order (one head named "" when single)."""
+        return head_classes(self.classes)
+
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
-        """(n, K) class probabilities of (n, size, size) float32 ink patches."""
+        """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
         x = patches[:, :, :, None].astype(np.float32)  # channels last: im2col copies less
         for weight, bias in self.convolutions:
             x = _max_pool(np.maximum(_convolve(x, weight, bias), 0))
         x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)  # PyTorch flattens channels first
         x = np.maximum(x @ self.hidden[0].T + self.hidden[1], 0)
         logits = x @ self.output[0].T + self.output[1]
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)
+        out = np.empty_like(logits)
+        for part in head_slices(self.classes).values():
+            exp = np.exp(logits[:, part] - logits[:, part].max(axis=1, keepdims=True))
+            out[:, part] = exp / exp.sum(axis=1, keepdims=True)
+        return out
+
+    def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
+        """Each head's (n, K_head) probabilities."""
+        probabilities = self.probabilities(patches)
+        return {head: probabilities[:, part] for head, part in head_slices(self.classes).items()}
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         arrays = {f"{prefix}_classes": np.array(self.classes)}
@@ -46,9 +73,23 @@ class CellNet:
     @classmethod
     def from_arrays(cls, arrays, prefix: str) -> "CellNet":
         layers = [(arrays[f"{prefix}_w{i}"].astype(np.float32), arrays[f"{prefix}_b{i}"].astype(np.float32))
-                  for i in range(len(CHANNELS) + 1)]
+                  for i in range(CONVOLUTIONS + 2)]
         classes = tuple(str(c) for c in arrays[f"{prefix}_classes"])
-        return cls(tuple(layers[: len(CHANNELS) - 1]), layers[-2], layers[-1], classes)
+        return cls(tuple(layers[:CONVOLUTIONS]), layers[-2], layers[-1], classes)
+
+
+def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> tuple[dict[str, CellNet], dict]:
+    """The networks named in ``classes`` from a model file, and its metadata; a missing or
+    foreign file, or one whose classes differ, is a ModelError that says to run ``rebuild``."""
+    try:
+        with np.load(path) as arrays:
+            nets = {name: CellNet.from_arrays(arrays, name) for name in classes}
+            metadata = {k[5:]: str(arrays[k]) for k in arrays.files if k.startswith("meta_")}
+    except (OSError, KeyError, ValueError):
+        raise ModelError(f"{path}: no usable model; rebuild it with '{rebuild}'") from None
+    if any(nets[name].classes != expected for name, expected in classes.items()):
+        raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
+    return nets, metadata
 
 
 def _convolve(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -64,3 +105,17 @@ def _convolve(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray
 def _max_pool(x: np.ndarray) -> np.ndarray:
     n, h, w, c = x.shape
     return x[:, : h // 2 * 2, : w // 2 * 2].reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+def head_slices(classes: tuple[str, ...]) -> dict[str, slice]:
+    """Where each head's classes lie in ``classes`` ("head:class" names; "" for a single head)."""
+    heads: dict[str, list[int]] = {}
+    for index, name in enumerate(classes):
+        heads.setdefault(name.partition(":")[0] if ":" in name else "", []).append(index)
+    return {head: slice(indices[0], indices[-1] + 1) for head, indices in heads.items()}
+
+
+def head_classes(classes: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each head's class names without the head prefix."""
+    return {head: tuple(name.rpartition(":")[2] for name in classes[part])
+            for head, part in head_slices(classes).items()}

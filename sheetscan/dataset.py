@@ -10,11 +10,11 @@ import numpy as np
 
 from .layout import load_layout
 from .locate import locate_sheets
+from .boxes import number_labels, sheet_box_patches, turn_labels
 from .read import DECORATION_CLASSES, cell_patches
 from .rectify import rectify
-from .rules import DECORATION_BY_LETTER, EMPTY_LETTER, WATER_LETTER, Decoration
+from .rules import CATEGORIES, DECORATION_BY_LETTER, EMPTY_LETTER, MAX_PRUNINGS, WATER_LETTER, Decoration
 from .synth import synth_photo
-
 
 
 def decoration_labels(garden: dict) -> np.ndarray:
@@ -37,27 +37,47 @@ def water_labels(garden: dict) -> np.ndarray:
     return np.array([letter == WATER_LETTER for row in garden["water"] for letter in row], dtype=int)
 
 
+def _cell_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    decoration_patches, water_patches = cell_patches(canonical, layout)
+    return {"decoration": (decoration_patches, decoration_labels(truth["garden"])),
+            "water": (water_patches, water_labels(truth["garden"]))}
+
+
+def _box_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    patches = sheet_box_patches(canonical, layout)
+    leaves = [leaf < truth["bonsai_pruned"] for leaf in range(MAX_PRUNINGS)]  # leaves are marked in order
+    return {"turn": (patches["turn"], np.array([turn_labels(turn) for turn in truth["turns"]])),
+            "mark": (patches["mark"], np.array(leaves + truth["ponds_marked"], dtype=int)),
+            "number": (patches["number"], np.array([number_labels(truth["written"][c]) for c in CATEGORIES]))}
+
+
+SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples}
+
+
 @dataclass(frozen=True)
-class CellSamples:
-    """Ink patches and labels of every garden cell of a set of sheets."""
+class Samples:
+    """Ink patches and labels for each network of a kind (cells: decoration and water; boxes:
+    turn, mark and number), with the photo each sample came from."""
 
-    decoration_patches: np.ndarray  # (n, size, size): see read.cell_patches
-    decoration_labels: np.ndarray
-    water_patches: np.ndarray
-    water_labels: np.ndarray
-    pens: np.ndarray  # the pen of each cell's sheet
-    photos: np.ndarray  # the index of each cell's photo
+    patches: dict[str, np.ndarray]  # (n, h, w) per network: see read.cell_patches, boxes.sheet_box_patches
+    labels: dict[str, np.ndarray]  # (n,) or (n, heads)
+    photos: dict[str, np.ndarray]  # (n,) photo index of each sample
+    sheets: int
 
 
-def collect(seed: int, indices: range, levels: tuple[str, ...], skip_pens: tuple[str, ...] = ()) -> CellSamples:
-    """Cell samples of the synthetic photos ``indices`` of run ``seed``, levels taken in turn.
+def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
+            skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None) -> Samples:
+    """Samples of the synthetic photos ``indices`` of run ``seed``, levels taken in turn.
 
-    Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training).
+    Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training);
+    ``scramble`` fills the boxes at random (see synth.scrambled_record); ``megapixels`` fixes
+    the photo size (default: drawn from the level's range).
     """
     layout = load_layout()
-    parts = {"df": [], "dl": [], "wf": [], "wl": [], "pen": [], "photo": []}
+    parts: dict[str, list] = {}
+    sheets = 0
     for index in indices:
-        photo = synth_photo(index, seed, levels[index % len(levels)])
+        photo = synth_photo(index, seed, levels[index % len(levels)], megapixels=megapixels, scramble=scramble)
         truth = photo.truth["sheets"][0]
         if truth["style"]["pen"] in skip_pens:
             continue
@@ -65,22 +85,27 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], skip_pens: tuple
         located = locate_sheets(gray, layout)
         if len(located.sheets) != 1:
             continue
-        canonical = rectify(gray, located.sheets[0], layout)
-        decoration_patches, water_patches = cell_patches(canonical, layout)
-        parts["df"].append(decoration_patches)
-        parts["dl"].append(decoration_labels(truth["garden"]))
-        parts["wf"].append(water_patches)
-        parts["wl"].append(water_labels(truth["garden"]))
-        parts["pen"].append(np.full(36, truth["style"]["pen"]))
-        parts["photo"].append(np.full(36, index))
-    return CellSamples(*(np.concatenate(parts[key]) for key in ("df", "dl", "wf", "wl", "pen", "photo")))
+        sheets += 1
+        for name, (patches, labels) in SAMPLERS[kind](rectify(gray, located.sheets[0], layout), layout, truth).items():
+            parts.setdefault(name, []).append((patches, labels, np.full(len(patches), index)))
+    return Samples(*({name: np.concatenate([p[i] for p in chunks]) for name, chunks in parts.items()} for i in range(3)),
+                   sheets)
 
 
-def collect_parallel(seed: int, count: int, levels: tuple[str, ...], skip_pens: tuple[str, ...] = (),
-                     jobs: int = 2) -> CellSamples:
+def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
+                     skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
+                     megapixels: float | None = None) -> Samples:
     """``collect`` over ``jobs`` processes; the result does not depend on ``jobs``."""
     chunks = [range(start, count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
-        parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [skip_pens] * jobs))
-    order = np.argsort(np.concatenate([p.photos for p in parts]), kind="stable")
-    return CellSamples(*(np.concatenate([getattr(p, field) for p in parts])[order] for field in CellSamples.__dataclass_fields__))
+        parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
+                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs))
+    merged = []
+    for field in ("patches", "labels", "photos"):
+        merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])
+                       for name in parts[0].photos})
+    for name, photos in merged[2].items():
+        order = np.argsort(photos, kind="stable")
+        for table in merged:
+            table[name] = table[name][order]
+    return Samples(*merged, sum(p.sheets for p in parts))

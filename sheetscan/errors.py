@@ -34,6 +34,9 @@ class InputFileError(SheetscanError):
         self.path = path
         self.problem = problem
 
+    def __reduce__(self):  # crosses process boundaries in batches
+        return type(self), (self.path, self.problem)
+
 
 class RuleOptionError(SheetscanError):
     """An unknown rule option name."""

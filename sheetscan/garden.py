@@ -163,6 +163,15 @@ class Turn:
     cell: Cell | None = None
 
 
+def turn_text(turn: Turn) -> str:
+    """A turn box as a player writes it: ``2-3 / 6``, ``5 / 24`` (a pruning), ``X``."""
+    if turn.kind is TurnKind.SKIP:
+        return "X"
+    if turn.kind is TurnKind.DRAW:
+        return f"{turn.dice[0]}-{turn.dice[1]} / {turn.location}"
+    return f"{turn.dice[0]} / {turn.cell[0] + 1}{turn.cell[1] + 1}"
+
+
 @dataclass(frozen=True)
 class SheetRecord:
     """Everything a sheet records: the garden and, when known, the rest of the sheet."""
@@ -176,3 +185,7 @@ class SheetRecord:
     def __post_init__(self):
         if self.written is not None and not isinstance(self.written, MappingProxyType):
             object.__setattr__(self, "written", MappingProxyType(dict(self.written)))
+
+    def __reduce__(self):  # a mapping proxy does not pickle; batches send records between processes
+        written = None if self.written is None else dict(self.written)
+        return type(self), (self.garden, self.turns, self.bonsai_pruned, self.ponds_marked, written)

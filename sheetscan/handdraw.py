@@ -105,8 +105,10 @@ def draw_game(
     dpi: float,
     style: HandStyle,
     rng: np.random.Generator,
+    crossed_out_chance: float = CROSSED_OUT_CHANCE,
 ) -> Drawn:
-    """Draw ``record`` onto a copy of the blank sheet ``blank`` (rendered at ``dpi``)."""
+    """Draw ``record`` onto a copy of the blank sheet ``blank`` (rendered at ``dpi``); a written
+    number is struck out and rewritten with ``crossed_out_chance``."""
     coverage = np.zeros(blank.shape[:2], np.float32)
     width = mm_to_px(style.width_mm, dpi)
     garden = record.garden
@@ -130,7 +132,7 @@ def draw_game(
             ink_strokes(coverage, hand_strokes(MARKS[mark], rng, "neat"), _box(layout, f"pond_icon_{season}", dpi), width)
     distractors = []
     if record.written is not None:
-        crossed = rng.random() < CROSSED_OUT_CHANCE
+        crossed = rng.random() < crossed_out_chance
         crossed_category = str(rng.choice(CATEGORIES)) if crossed else None
         for category in CATEGORIES:
             if category not in record.written:

@@ -12,6 +12,8 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from .boxes import BoxReading, load_box_models, read_boxes
+from .decode import DecodedSheet, decode_sheet
 from .errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from .layout import Layout, load_layout
 from .locate import SheetLocation, locate_sheets
@@ -44,13 +46,19 @@ class Debug:
 
 @dataclass(frozen=True)
 class SheetResult:
-    """One sheet of a photo: where it lay, what was read and its score."""
+    """One sheet of a photo: where it lay, what was read, the decoded record and its score."""
 
     location: SheetLocation
     corners: np.ndarray  # (4, 2) page corners in the photo's pixels
     canonical: np.ndarray  # the rectified sheet, (h, w) uint8
-    reading: GardenReading
-    score: Score
+    reading: GardenReading  # the cell networks' view, before the decoder
+    boxes: BoxReading
+    decoded: DecodedSheet  # the record that best fits the readings and the rules, its findings
+    score: Score  # of the decoded garden
+
+    @property
+    def garden(self):
+        return self.decoded.record.garden
 
 
 @dataclass(frozen=True)
@@ -82,10 +90,14 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout)
-    garden_score = score(reading.garden, rules)
-    debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, reading, layout))
-    debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, reading, garden_score, layout))
-    return SheetResult(location, location.page_corners(layout) * scale, canonical, reading, garden_score)
+    boxes = read_boxes(canonical, layout)
+    decoded = decode_sheet(reading, boxes, rules)
+    garden_score = score(decoded.record.garden, rules)
+    garden = decoded.record.garden
+    debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
+    debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
+    return SheetResult(location, location.page_corners(layout) * scale, canonical, reading, boxes, decoded,
+                       garden_score)
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None) -> PhotoResult:
@@ -94,6 +106,7 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
     debug = Debug(debug_folder, Path(path).stem)
     try:
         load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
+        load_box_models()
         photo = load_photo(path)
         located = locate_sheets(photo.gray, layout)
         debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
-from .cnn import CellNet
-from .errors import ModelError
+from .cnn import CellNet, load_networks
 from .garden import ALL_CELLS, Garden, orthogonal_neighbours
 from .layout import Layout
 from .rules import GRID_SIZE, Decoration
@@ -35,16 +34,10 @@ class CellModels:
 
 @lru_cache(maxsize=4)
 def load_cell_models(path: Path = MODEL_PATH) -> CellModels:
-    """The trained cell networks; a missing or foreign file is a SheetscanError."""
-    try:
-        with np.load(path) as arrays:
-            models = CellModels(CellNet.from_arrays(arrays, "decoration"), CellNet.from_arrays(arrays, "water"),
-                                {k[5:]: str(arrays[k]) for k in arrays.files if k.startswith("meta_")})
-    except (OSError, KeyError, ValueError):
-        raise ModelError(f"{path}: no usable cell model; rebuild it with 'sheetscan train'") from None
-    if models.decoration.classes != DECORATION_CLASSES or models.water.classes != WATER_CLASSES:
-        raise ModelError(f"{path}: the model's classes do not match this version; run 'sheetscan train'")
-    return models
+    """The trained cell networks; a missing or foreign file is a ModelError."""
+    nets, metadata = load_networks(path, {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES},
+                                   "sheetscan train --networks cells")
+    return CellModels(**nets, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -91,7 +84,7 @@ class GardenReading:
         return sorted(doubtful, key=lambda item: item[1])
 
 
-def _garden_from(decoration: np.ndarray, water: np.ndarray) -> Garden:
+def garden_from_classes(decoration: np.ndarray, water: np.ndarray) -> Garden:
     decorations, late = [], set()
     for r in range(GRID_SIZE):
         row = []
@@ -133,5 +126,5 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     decoration = decoration.reshape(GRID_SIZE, GRID_SIZE, -1)
     water = water.reshape(GRID_SIZE, GRID_SIZE)
     is_water, changes = decode_water(water > 0.5)
-    garden = _garden_from(decoration.argmax(axis=2), is_water)
+    garden = garden_from_classes(decoration.argmax(axis=2), is_water)
     return GardenReading(garden, decoration, water, tuple(changes))

@@ -7,12 +7,13 @@ from typing import Mapping
 import numpy as np
 
 from .audit import Finding
-from .garden import Garden
-from .gardenfile import garden_to_dict
+from .garden import Garden, turn_text
+from .gardenfile import garden_to_dict, record_to_dict
 from .rules import CATEGORIES, EMPTY_LETTER, GRID_SIZE
 from .score import Score
 
 CELL_WIDTH = 5  # characters per cell in the text grid
+RECORD_MEMBERS = ("turns", "bonsai_pruned", "ponds_marked", "written")  # a sheet's JSON beside its garden
 
 
 def breakdown_text(breakdown: Mapping[str, int], written: Mapping[str, int] | None = None) -> str:
@@ -62,17 +63,21 @@ def score_to_dict(score: Score) -> dict:
 
 
 def sheet_to_dict(sheet) -> dict:
-    """A read sheet's JSON: the garden (golden form), score, confidences and doubts."""
-    reading = sheet.reading
+    """A read sheet's JSON: the garden (golden form), score, confidences and doubts, and the
+    rest of the record (turns, bonsai_pruned, ponds_marked, written: the bench truth's form)
+    with the audit's findings."""
+    reading, record = sheet.reading, sheet.decoded.record
     return {
-        "garden": garden_to_dict(reading.garden),
+        "garden": garden_to_dict(record.garden),
+        **{member: value for member, value in record_to_dict(record).items() if member in RECORD_MEMBERS},
         **score_to_dict(sheet.score),
+        "findings": [finding.to_dict() for finding in sheet.decoded.findings],
         "cell_confidence": np.round(reading.cell_confidence(), 3).tolist(),
         "runner_up": reading.runner_up(),
         "water_probability": np.round(reading.water_probability, 3).tolist(),
         "review": [{"cell": list(cell), "confidence": round(conf, 3), "why": why}
                    for cell, conf, why in reading.review()],
-        "decoder_changes": list(reading.decoder_changes),
+        "decoder_changes": list(sheet.decoded.changes),
         "corners": np.round(sheet.corners, 1).tolist(),
         "alignment_error_px": round(sheet.location.alignment_error_px, 2),
     }
@@ -88,19 +93,32 @@ def photo_to_dict(result) -> dict:
     }
 
 
-def photo_text(result) -> str:
-    """A photo's sheets for people: the garden grid, breakdown, total and what to check."""
+def _sheet_lines(sheet, audit: bool) -> list[str]:
+    record = sheet.decoded.record
+    lines = [grid_text(sheet.garden, sheet.score), "",
+             breakdown_text(sheet.score.breakdown, record.written if audit else None)]
+    if audit:
+        seasons = [" | ".join(turn_text(t) for t in record.turns[i : i + 3]) for i in range(0, len(record.turns), 3)]
+        lines += ["  turns    " + "  ||  ".join(seasons),
+                  f"  bonsai   {record.bonsai_pruned} leaf/leaves marked;  pond icons marked: "
+                  + (", ".join(str(i + 1) for i, m in enumerate(record.ponds_marked) if m) or "none"),
+                  "  findings:", findings_text(list(sheet.decoded.findings))]
+    doubts = sheet.reading.review()
+    if doubts:
+        lines.append("  check these cells (least sure first):")
+        lines += [f"    ({r + 1},{c + 1}) {conf:.0%}: {why}" for (r, c), conf, why in doubts]
+    lines += [f"  decoder: {change}" for change in sheet.decoded.changes]
+    return lines
+
+
+def photo_text(result, audit: bool = False) -> str:
+    """A photo's sheets for people: the garden grid, breakdown, total and what to check; with
+    ``audit``, also the written numbers, the turn log, the marks and the findings."""
     if result.error:
         return f"== {result.path}\n  error: {result.error.message}\n"
     lines = [f"== {result.path}: {len(result.sheets)} sheet(s)"]
     if result.partial_sheets:
         lines.append(f"  {result.partial_sheets} more sheet(s) seen only in part: not read")
     for number, sheet in enumerate(result.sheets, start=1):
-        lines += ["", f"Sheet {number} (aligned to {sheet.location.alignment_error_px:.1f} px)",
-                  grid_text(sheet.reading.garden, sheet.score), "", breakdown_text(sheet.score.breakdown)]
-        doubts = sheet.reading.review()
-        if doubts:
-            lines.append("  check these cells (least sure first):")
-            lines += [f"    ({r + 1},{c + 1}) {conf:.0%}: {why}" for (r, c), conf, why in doubts]
-        lines += [f"  decoder: {change}" for change in sheet.reading.decoder_changes]
+        lines += ["", f"Sheet {number} (aligned to {sheet.location.alignment_error_px:.1f} px)", *_sheet_lines(sheet, audit)]
     return "\n".join(lines) + "\n"

@@ -17,6 +17,15 @@ MAX_PONDS = 4  # at most one pond per season
 POND_POINTS = 3
 BRIDGE_POINTS = (0, 1, 4, 9, 15)  # by number of valid bridges; more than 4 score the last
 CATEGORIES = ("lantern", "bamboo", "tree", "rock", "moss", "bridge", "pond", "penalty", "total")
+# Solo ranks by total (rulebook): the highest total of each band, and its name. The rulebook
+# names the lowest and highest bands; the others go by their range.
+SOLO_RANKS = ((19, "Mushin (up to 19)"), (30, "20-30"), (40, "31-40"), (50, "41-50"), (60, "51-60"))
+SOLO_TOP_RANK = "Yugen (61 and more)"
+
+
+def solo_rank(total: int) -> str:
+    """The rulebook's solo rank of a total."""
+    return next((name for highest, name in SOLO_RANKS if total <= highest), SOLO_TOP_RANK)
 
 
 class Decoration(Enum):

@@ -16,9 +16,11 @@ import numpy as np
 
 from .camera import LEVELS, photo_size, photograph
 from .gardenfile import garden_to_dict, turn_to_dict
-from .handdraw import draw_game
+from .garden import SheetRecord, Turn, TurnKind
+from .handdraw import CROSSED_OUT_CHANCE, draw_game
 from .layout import MM_PER_INCH, load_layout
 from .pen import random_style
+from .rules import MAX_PRUNINGS
 from .sheet import render_sheet
 from .simulate import play_game
 
@@ -26,6 +28,11 @@ DPI_CHOICES = (100, 150, 200, 250, 300)  # sheets are drawn at the nearest dpi a
 TYPICAL_FILL = 0.85  # share of the photo's long side a sheet spans at most, about
 PORTRAIT_CHANCE = 0.7  # of single-sheet photos
 MISTAKE_RATE = 0.1  # chance a player's written scores hold a mistake
+# Scrambled sheets (training data for the box reader) fill their boxes at random, not by the
+# game: every digit, turn kind and written number is then common, and strike-outs frequent.
+SCRAMBLED_TURN_KINDS = {TurnKind.DRAW: 0.55, TurnKind.PRUNE: 0.3, TurnKind.SKIP: 0.15}
+SCRAMBLED_NEGATIVE = 0.3  # share of written numbers with a minus sign
+SCRAMBLED_CROSSED_OUT = 0.6  # chance a scrambled sheet has a struck-out number
 
 
 @dataclass(frozen=True)
@@ -51,9 +58,37 @@ def sheet_dpi(size: tuple[int, int], sheets: int) -> int:
     return next((dpi for dpi in DPI_CHOICES if dpi >= needed), DPI_CHOICES[-1])
 
 
+def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetRecord:
+    """``record`` with its turn boxes, marks and written numbers filled at random (the garden kept)."""
+    kinds = list(SCRAMBLED_TURN_KINDS)
+
+    def die() -> int:
+        return int(rng.integers(1, 7))
+
+    turns = []
+    for _ in range(len(record.turns)):
+        kind = kinds[rng.choice(len(kinds), p=list(SCRAMBLED_TURN_KINDS.values()))]
+        if kind is TurnKind.DRAW:
+            turns.append(Turn(kind, (die(), die()), location=die()))
+        elif kind is TurnKind.PRUNE:
+            turns.append(Turn(kind, (die(),), cell=(die() - 1, die() - 1)))
+        else:
+            turns.append(Turn(kind))
+    written = {}
+    for category in record.written:
+        magnitude = int(rng.integers(0, 10) if rng.random() < 0.5 else rng.integers(10, 100))
+        written[category] = -magnitude if rng.random() < SCRAMBLED_NEGATIVE else magnitude
+    return SheetRecord(record.garden, tuple(turns), int(rng.integers(0, MAX_PRUNINGS + 1)),
+                       tuple(bool(m) for m in rng.random(len(record.ponds_marked)) < 0.5), written)
+
+
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
-                mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None) -> SynthPhoto:
-    """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets."""
+                mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
+                scramble: bool = False) -> SynthPhoto:
+    """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
+
+    ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
+    """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     rng = np.random.default_rng([seed, index, sheets_per_photo])
@@ -61,20 +96,23 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     size = photo_size(rng, level, portrait, megapixels)
     dpi = sheet_dpi(size, sheets_per_photo)
     layout = load_layout()
-    drawn, games, styles = [], [], []
+    scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])  # leaves rng's stream alone
+    drawn, games, records, styles = [], [], [], []
     for _ in range(sheets_per_photo):
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
+        record = scrambled_record(game.record, scrambler) if scramble else game.record
         style = random_style(rng)
-        drawn.append(draw_game(_blank(dpi), game.record, layout, dpi, style, rng))
+        drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, rng,
+                               crossed_out_chance=SCRAMBLED_CROSSED_OUT if scramble else CROSSED_OUT_CHANCE))
         games.append(game)
+        records.append(record)
         styles.append(style)
     photo = photograph([d.image for d in drawn], level, size, rng)
     encoded, buffer = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, photo.jpeg_quality])
     if not encoded:
         raise RuntimeError("OpenCV could not encode the photo as JPEG")
     sheets = []
-    for game, style, sheet, corners in zip(games, styles, drawn, photo.corners, strict=True):
-        record = game.record
+    for game, record, style, sheet, corners in zip(games, records, styles, drawn, photo.corners, strict=True):
         sheets.append({
             "garden": garden_to_dict(record.garden),
             "score": game.breakdown,

@@ -1,4 +1,4 @@
-"""Shared fixtures: golden cases, garden builders and the CLI runner."""
+"""Shared fixtures: golden cases, samples and their truth, garden builders and the CLI runner."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from sheetscan.gardenfile import garden_from_dict
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 GOLDEN_PATHS = sorted(GOLDEN_DIR.glob("*.json"))
+SAMPLES = Path(__file__).parents[1] / "samples"
+
+
+def truth(photo: Path) -> dict:
+    """The ground truth beside a bundled sample photo."""
+    return json.loads(photo.with_suffix(".json").read_text())
 
 
 def make_garden(cells, water=None, tree_late=()):

@@ -105,13 +105,23 @@ def test_pond_icons_that_disagree_with_the_ponds_are_found():
     assert kinds(replace(record, ponds_marked=flipped)) == {"pond_icons"}
 
 
-@pytest.mark.parametrize("category", ["moss", "total", "penalty"])
+@pytest.mark.parametrize("category", ["moss", "penalty"])
 def test_a_written_number_that_differs_is_found_with_its_category(category):
     record = honest_game(13)
     written = dict(record.written)
     written[category] += 2
+    written["total"] += 2  # the player adds up the wrong number faithfully
     findings = audit(replace(record, written=written), score(record.garden))
-    assert [(f.kind, f.boxes) for f in findings] == [("written_differs", (f"written {category}",))]
+    assert [(f.kind, f.boxes) for f in findings] == [("written_differs", (f"written {category}",)),
+                                                     ("written_differs", ("written total",))]
+
+
+def test_a_total_that_is_not_the_sum_of_the_written_categories_is_found():
+    record = honest_game(13)
+    written = {**record.written, "total": record.written["total"] - 1}
+    findings = audit(replace(record, written=written), score(record.garden))
+    assert [f.kind for f in findings] == ["written_sum", "written_differs"]
+    assert "add up to" in findings[0].sentence
 
 
 def test_a_pruning_at_a_cell_without_its_decoration_is_unplaced():

@@ -1,20 +1,14 @@
 """`sheetscan score`: photos in, gardens and exact scores out; bad photos fail alone."""
 
 import json
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from conftest import SAMPLES, truth
 
 from cli import app
 from sheetscan.rules import CATEGORIES
-
-SAMPLES = Path(__file__).parents[1] / "samples"
-
-
-def truth(path: Path) -> dict:
-    return json.loads(path.with_suffix(".json").read_text())
 
 
 @pytest.mark.parametrize("level", ["scan", "phone"])

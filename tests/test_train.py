@@ -28,9 +28,25 @@ def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
     test, truth = toy_patches(100, 1)
     assert (net.probabilities(test).argmax(1) == truth).mean() == 1.0
     torch.manual_seed(3)
-    network = _network(torch, 48, 2)
+    network = _network(torch, (48, 48), 2)
     expected = torch.softmax(network(torch.as_tensor(test[:8, None])), dim=1).detach().numpy()
     assert np.allclose(_to_cellnet(network, ("a", "b")).probabilities(test[:8]), expected, atol=1e-5)
+
+
+def test_a_multi_head_network_learns_each_head_and_skips_labels_that_do_not_apply():
+    pytest.importorskip("torch")
+    from sheetscan.train import train_cellnet
+
+    patches, corner = toy_patches(400, 0)
+    patches = np.concatenate([patches, patches[:, :, :16]], axis=2)  # rectangular: 48 x 64
+    bright = (patches.mean(axis=(1, 2)) > np.median(patches.mean(axis=(1, 2)))).astype(int)
+    labels = np.stack([corner, np.where(corner == 0, bright, -1)], axis=1)  # "bright" only for class 0
+    classes = ("corner:top_left", "corner:bottom_right", "bright:no", "bright:yes")
+    net = train_cellnet(patches, labels, classes, seed=0, epochs=6, batch=32)
+    heads = net.head_probabilities(patches)
+    assert list(heads) == ["corner", "bright"]
+    assert (heads["corner"].argmax(1) == corner).mean() == 1.0
+    assert np.allclose(heads["bright"].sum(axis=1), 1)
 
 
 def test_training_without_pytorch_says_how_to_get_it(monkeypatch):

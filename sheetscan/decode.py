@@ -1,0 +1,194 @@
+"""Decode: the sheet record that best fits what was read and what the rules allow.
+
+The readers give each cell and box its candidates with probabilities. A sheet's readings are
+judged together: a reading that makes the sheet contradict itself (a turn the garden cannot
+place, a written number the rules do not give, a bonsai leaf too many) is less likely than a
+runner-up that does not. The decoder searches for the record that minimises
+
+    sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x findings
+
+where the findings are the auditor's. A finding costs about what a reading error with
+probability ratio exp(-FINDING_COST) does: the player's own mistakes are rare, but real, and
+stay flagged when no plausible reading explains them away. Every change is said, with why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .audit import Finding, audit
+from .boxes import BoxReading, Candidate
+from .garden import ALL_CELLS, Cell, SheetRecord, turn_text
+from .read import DECORATION_CLASSES, GardenReading
+from .rules import DEFAULT_DICE_FACES, Decoration, RuleSet
+from .score import score
+
+FINDING_COST = 3.0  # a finding weighs as a reading error with probability ratio e^-3 (5%)
+MAX_MOVE_COST = 2 * FINDING_COST  # runners-up less likely than this never explain a finding away
+MAX_ROUNDS = 12  # each round takes the single best change
+
+
+@dataclass(frozen=True)
+class Move:
+    """One change of reading: what it applies to the record, its cost and how to say it."""
+
+    apply: Callable[[SheetRecord], SheetRecord]
+    cost: float
+    what: str  # e.g. "cell (3,4) read as moss (62%), taken as rock (35%)"
+    target: str  # what it changes: once changed, its other moves are dropped
+
+
+@dataclass(frozen=True)
+class DecodedSheet:
+    """The decoded record, its findings and the readings the decoder changed, with why."""
+
+    record: SheetRecord
+    findings: tuple[Finding, ...]
+    changes: tuple[str, ...]
+
+
+def _ratio_cost(best: float, chosen: float) -> float:
+    return math.log(max(best, 1e-12) / max(chosen, 1e-12))
+
+
+def _decoration_label(index: int) -> tuple[Decoration | None, bool]:
+    name = DECORATION_CLASSES[index]
+    if name == "empty":
+        return None, False
+    if name == "tree_late":
+        return Decoration.TREE, True
+    return Decoration[name.upper()], False
+
+
+def _human(cell: Cell) -> str:
+    return f"({cell[0] + 1},{cell[1] + 1})"
+
+
+def _cell_moves(reading: GardenReading) -> list[Move]:
+    """Runner-up decorations and the other terrain of each cell, where plausible."""
+    moves = []
+    probabilities, water = reading.decoration_probabilities, reading.water_probability
+    for cell in ALL_CELLS:
+        p = probabilities[cell]
+        best = int(np.argmax(p))
+        for other in np.argsort(p)[::-1][1:3]:
+            cost = _ratio_cost(p[best], p[other])
+            if cost < MAX_MOVE_COST:
+                decoration, late = _decoration_label(int(other))
+                moves.append(Move(
+                    lambda record, cell=cell, decoration=decoration, late=late: _with_garden(
+                        record, record.garden.with_cell(cell, decoration, late=late)),
+                    cost,
+                    f"cell {_human(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
+                    f"taken as {DECORATION_CLASSES[other].replace('_', ' ')} ({p[other]:.0%})", f"decoration {cell}"))
+        is_water = reading.garden.is_water(cell)
+        p_read = water[cell] if is_water else 1 - water[cell]
+        cost = _ratio_cost(p_read, 1 - p_read)
+        if cost < MAX_MOVE_COST:
+            read, taken = ("water", "earth") if is_water else ("earth", "water")
+            moves.append(Move(
+                lambda record, cell=cell, is_water=is_water: _with_garden(
+                    record, record.garden.with_cell(cell, water=not is_water)),
+                cost, f"cell {_human(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
+                f"water {cell}"))
+    return moves
+
+
+def _with_garden(record: SheetRecord, garden) -> SheetRecord:
+    return SheetRecord(garden, record.turns, record.bonsai_pruned, record.ponds_marked, record.written)
+
+
+def _alternatives(candidates: tuple[Candidate, ...]) -> list[tuple[Candidate, float]]:
+    best = candidates[0].probability
+    return [(c, _ratio_cost(best, c.probability)) for c in candidates[1:]
+            if _ratio_cost(best, c.probability) < MAX_MOVE_COST]
+
+
+def _box_moves(boxes: BoxReading) -> list[Move]:
+    """Runner-up readings of the turn boxes, the marks and the written numbers."""
+    moves = []
+    for index, candidates in enumerate(boxes.turns):
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, turn=candidate.value: SheetRecord(
+                    record.garden, record.turns[:index] + (turn,) + record.turns[index + 1 :],
+                    record.bonsai_pruned, record.ponds_marked, record.written),
+                cost, f"turn {index + 1} read as {turn_text(candidates[0].value)} ({candidates[0].probability:.0%}), "
+                      f"taken as {turn_text(candidate.value)} ({candidate.probability:.0%})", f"turn {index}"))
+    for index, candidates in enumerate(boxes.leaves):
+        for candidate, cost in _alternatives(candidates):
+            step = 1 if candidate.value else -1
+            moves.append(Move(
+                lambda record, step=step: SheetRecord(record.garden, record.turns, record.bonsai_pruned + step,
+                                                      record.ponds_marked, record.written),
+                cost, f"bonsai leaf {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"leaf {index}"))
+    for index, candidates in enumerate(boxes.pond_icons):
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, marked=candidate.value: SheetRecord(
+                    record.garden, record.turns, record.bonsai_pruned,
+                    record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :], record.written),
+                cost, f"pond icon {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"pond icon {index}"))
+    for category, candidates in boxes.written.items():
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, category=category, value=candidate.value: SheetRecord(
+                    record.garden, record.turns, record.bonsai_pruned, record.ponds_marked,
+                    {**record.written, category: value}),
+                cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
+                      f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
+    return moves
+
+
+def _marked(candidate: Candidate) -> str:
+    return f"{'marked' if candidate.value else 'blank'} ({candidate.probability:.0%})"
+
+
+def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
+    """The record of every reader's first choice."""
+    return SheetRecord(
+        reading.garden,
+        tuple(candidates[0].value for candidates in boxes.turns),
+        sum(candidates[0].value for candidates in boxes.leaves),
+        tuple(candidates[0].value for candidates in boxes.pond_icons),
+        {category: candidates[0].value for category, candidates in boxes.written.items()},
+    )
+
+
+def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
+                 dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> DecodedSheet:
+    """The record that best fits the readings and the rules (see the module's note)."""
+
+    def findings_of(record: SheetRecord) -> list[Finding]:
+        return audit(record, score(record.garden, rules), dice_faces)
+
+    record = best_reading(reading, boxes)
+    findings = findings_of(record)
+    moves = _cell_moves(reading) + _box_moves(boxes)
+    changes = list(reading.decoder_changes)
+    for _ in range(MAX_ROUNDS):
+        if not findings:
+            break
+        best = None
+        for move in moves:
+            if move.cost >= FINDING_COST * len(findings):
+                continue  # even clearing every finding would not pay for it
+            candidate = move.apply(record)
+            candidate_findings = findings_of(candidate)
+            gain = FINDING_COST * (len(findings) - len(candidate_findings)) - move.cost
+            if gain > 0 and (best is None or gain > best[0]):
+                best = (gain, move, candidate, candidate_findings)
+        if best is None:
+            break
+        _, move, record, after = best
+        resolved = sorted({f.kind for f in findings if f not in after})
+        changes.append(f"{move.what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
+        findings = after
+        moves = [m for m in moves if m.target != move.target]
+    return DecodedSheet(record, tuple(findings), tuple(changes))

@@ -1,0 +1,50 @@
+"""Readings as the readers would give them for a known record: the decoder's test inputs."""
+
+import numpy as np
+
+from sheetscan.boxes import BoxReading, Candidate
+from sheetscan.garden import ALL_CELLS, SheetRecord
+from sheetscan.read import DECORATION_CLASSES, GardenReading, garden_from_classes
+from sheetscan.rules import GRID_SIZE
+
+SURE = 0.999
+
+
+def decoration_class(record: SheetRecord, cell) -> int:
+    decoration = record.garden.decoration(cell)
+    if decoration is None:
+        return DECORATION_CLASSES.index("empty")
+    if cell in record.garden.tree_late:
+        return DECORATION_CLASSES.index("tree_late")
+    return DECORATION_CLASSES.index(decoration.category)
+
+
+def garden_reading(record: SheetRecord, doubts: dict | None = None) -> GardenReading:
+    """Confident readings of ``record``'s garden; ``doubts`` maps a cell to {class name: p}."""
+    probabilities = np.full((GRID_SIZE, GRID_SIZE, len(DECORATION_CLASSES)), (1 - SURE) / 7)
+    for cell in ALL_CELLS:
+        probabilities[cell][decoration_class(record, cell)] = SURE
+    for cell, shares in (doubts or {}).items():
+        probabilities[cell] = 0.0
+        for name, p in shares.items():
+            probabilities[cell][DECORATION_CLASSES.index(name)] = p
+    water = np.array(record.garden.water, float)
+    garden = garden_from_classes(probabilities.argmax(axis=2), water > 0.5)
+    return GardenReading(garden, probabilities, np.clip(water, 1 - SURE, SURE), ())
+
+
+def _sure(value) -> tuple[Candidate, ...]:
+    if isinstance(value, bool):
+        return Candidate(value, SURE), Candidate(not value, 1 - SURE)
+    return (Candidate(value, SURE),)
+
+
+def box_reading(record: SheetRecord, written_doubts: dict | None = None) -> BoxReading:
+    """Confident readings of ``record``'s boxes; ``written_doubts`` maps a category to
+    [(value, p), ...] candidates, most likely first."""
+    written = {category: _sure(value) for category, value in record.written.items()}
+    for category, candidates in (written_doubts or {}).items():
+        written[category] = tuple(Candidate(value, p) for value, p in candidates)
+    return BoxReading(tuple(_sure(turn) for turn in record.turns),
+                      tuple(_sure(leaf < record.bonsai_pruned) for leaf in range(3)),
+                      tuple(_sure(marked) for marked in record.ponds_marked), written)

@@ -1,0 +1,103 @@
+"""`sheetscan audit` and `sheetscan table`: the record read from the photo, findings, the ranking."""
+
+import csv
+import json
+import shutil
+
+import cv2
+import pytest
+from conftest import SAMPLES, truth
+
+from cli import app
+from sheetscan.audit import Finding
+from sheetscan.rules import CATEGORIES
+from sheetscan.table import Player, rank, table_to_dict
+
+RECORD_MEMBERS = ("turns", "bonsai_pruned", "ponds_marked", "written")
+
+
+@pytest.mark.parametrize("level", ["scan", "phone"])
+def test_audit_reads_the_whole_record_of_the_bundled_samples(runner, level):
+    photo = SAMPLES / level / "0000.jpg"
+    result = runner.invoke(app, ["audit", "--json", str(photo)])
+    assert result.exit_code == 0, result.output
+    [sheet] = json.loads(result.stdout)["sheets"]
+    expected = truth(photo)["sheets"][0]
+    for member in RECORD_MEMBERS:
+        assert sheet[member] == expected[member], member
+    assert sheet["score"] == expected["score"]
+    for finding in sheet["findings"]:
+        assert set(finding) == {"kind", "cells", "boxes", "sentence"}
+
+
+def test_audit_text_sets_written_beside_computed_and_overlay_is_written(runner, tmp_path):
+    photo = SAMPLES / "phone" / "0000.jpg"
+    result = runner.invoke(app, ["audit", "--overlay", str(tmp_path), str(photo)])
+    assert result.exit_code == 0, result.output
+    written = truth(photo)["sheets"][0]["written"]
+    assert f"written {written['total']:>4}" in result.output
+    assert "turns" in result.output and "findings:" in result.output
+    picture = cv2.imread(str(tmp_path / "0000-sheet1-audit.png"))
+    assert picture is not None and picture.shape[0] > picture.shape[1]
+
+
+def test_audit_flags_exactly_the_written_numbers_that_differ_from_the_rules(runner):
+    photo = SAMPLES / "scan" / "0000.jpg"
+    line = json.loads(runner.invoke(app, ["audit", "--json", str(photo)]).stdout)
+    [sheet] = line["sheets"]
+    differs = {box for f in sheet["findings"] if f["kind"] == "written_differs" for box in f["boxes"]}
+    assert differs == {f"written {c}" for c in sheet["written"] if sheet["written"][c] != sheet["score"][c]}
+
+
+def test_score_and_audit_give_every_sheet_of_a_table_photo(runner):
+    photo = SAMPLES / "table" / "0000.jpg"
+    for command in ("score", "audit"):
+        sheets = json.loads(runner.invoke(app, [command, "--json", str(photo)]).stdout)["sheets"]
+        assert [s["score"]["total"] for s in sheets] == [t["score"]["total"] for t in truth(photo)["sheets"]]
+
+
+def test_table_ranks_named_players_and_writes_csv(runner, tmp_path):
+    photo = SAMPLES / "table" / "0000.jpg"
+    out = tmp_path / "table.csv"
+    result = runner.invoke(app, ["table", "--json", "--names", "Aiko,Ben,Chiara", "--csv", str(out), str(photo)])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)
+    sheets = truth(photo)["sheets"]
+    by_name = {s["player"]: s for s in table["standings"]}
+    for name, expected in zip(["Aiko", "Ben", "Chiara"], sheets, strict=True):
+        assert by_name[name]["total"] == expected["score"]["total"]
+    totals = [s["total"] for s in table["standings"]]
+    assert totals == sorted(totals, reverse=True)
+    assert table["winners"] == [table["standings"][0]["player"]]
+    rows = list(csv.DictReader(out.open()))
+    assert [row["player"] for row in rows] == [s["player"] for s in table["standings"]]
+
+
+def test_table_of_a_folder_with_jobs_keeps_going_past_a_bad_photo(runner, tmp_path):
+    shutil.copy(SAMPLES / "scan" / "0000.jpg", tmp_path / "a.jpg")
+    shutil.copy(SAMPLES / "phone" / "0000.jpg", tmp_path / "b.jpg")
+    (tmp_path / "c.jpg").write_text("not a photo")
+    result = runner.invoke(app, ["table", "--jobs", "2", "--overlay", str(tmp_path / "out"), str(tmp_path)])
+    assert result.exit_code == 2
+    assert "c.jpg: not an image" in result.stderr and "Traceback" not in result.output
+    assert "a.jpg #1" in result.stdout and "b.jpg #1" in result.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "a-sheet1-audit.png", "a-sheet1-name.png", "b-sheet1-audit.png", "b-sheet1-name.png"]
+
+
+def _player(name: str, total: int, pruned: int) -> Player:
+    return Player(name, "p.jpg", 1, {**dict.fromkeys(CATEGORIES, 0), "total": total}, pruned,
+                  (Finding("written_differs", "x"),))
+
+
+def test_ranking_breaks_ties_by_unpruned_leaves_then_shares():
+    standings = rank([_player("a", 30, 2), _player("b", 30, 0), _player("c", 41, 3), _player("d", 30, 2)])
+    assert [(s.player.name, s.place, s.shared) for s in standings] == [
+        ("c", 1, False), ("b", 2, False), ("a", 3, True), ("d", 3, True)]
+    assert rank([_player("x", 30, 1), _player("y", 30, 1)])[1].place == 1
+
+
+@pytest.mark.parametrize("total, name", [(12, "Mushin (up to 19)"), (19, "Mushin (up to 19)"), (20, "20-30"),
+                                         (60, "51-60"), (61, "Yugen (61 and more)")])
+def test_a_lone_sheet_gets_its_solo_rank(total, name):
+    assert table_to_dict(rank([_player("solo", total, 0)]))["solo_rank"] == name

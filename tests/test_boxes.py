@@ -1,0 +1,92 @@
+"""The box readers' plumbing: heads, labels, candidates, patches and the scrambled training sheets."""
+
+import numpy as np
+import pytest
+
+from sheetscan.boxes import (
+    NUMBER_CLASSES,
+    TURN_CLASSES,
+    PatchSpec,
+    number_candidates,
+    number_labels,
+    region_patches,
+    turn_candidates,
+    turn_labels,
+)
+from sheetscan.cnn import SMALL, CellNet, head_classes, head_slices
+from sheetscan.garden import Turn, TurnKind
+from sheetscan.gardenfile import turn_to_dict
+from sheetscan.layout import load_layout
+from sheetscan.rectify import CANONICAL_PX_PER_MM
+from sheetscan.simulate import play_game
+from sheetscan.synth import scrambled_record
+
+
+def one_hot(classes, labels) -> dict[str, np.ndarray]:
+    heads = head_classes(classes)
+    out = {}
+    for (head, names), label in zip(heads.items(), labels, strict=True):
+        p = np.full(len(names), 1e-4)
+        if label >= 0:
+            p[label] = 1.0
+        out[head] = p / p.sum()
+    return out
+
+
+@pytest.mark.parametrize("value", [-14, -3, 0, 7, 10, 52, 99])
+def test_a_written_number_survives_labels_and_candidates(value):
+    [best, *_] = number_candidates(one_hot(NUMBER_CLASSES, number_labels(value)))
+    assert best.value == value and best.probability > 0.99
+
+
+def test_three_digit_numbers_are_refused_for_training():
+    with pytest.raises(ValueError, match="two digits"):
+        number_labels(123)
+
+
+@pytest.mark.parametrize("turn", [Turn(TurnKind.DRAW, (2, 5), location=6), Turn(TurnKind.PRUNE, (4,), cell=(0, 5)),
+                                  Turn(TurnKind.SKIP)])
+def test_a_turn_box_survives_labels_and_candidates(turn):
+    candidates = turn_candidates(one_hot(TURN_CLASSES, turn_labels(turn_to_dict(turn))))
+    assert candidates[0].value == turn
+    assert [c.probability for c in candidates] == sorted((c.probability for c in candidates), reverse=True)
+
+
+def test_multi_head_network_gives_a_distribution_per_head():
+    rng = np.random.default_rng(0)
+    shape = (16, 24)
+    convolutions = tuple((rng.normal(0, 0.3, (cout, cin, 3, 3)).astype(np.float32), np.zeros(cout, np.float32))
+                         for cin, cout in zip(SMALL.channels[:-1], SMALL.channels[1:], strict=True))
+    flat = SMALL.channels[-1] * (shape[0] // 8) * (shape[1] // 8)
+    hidden = SMALL.hidden
+    net = CellNet(convolutions, (rng.normal(0, 0.1, (hidden, flat)).astype(np.float32), np.zeros(hidden, np.float32)),
+                  (rng.normal(0, 1, (len(NUMBER_CLASSES), hidden)).astype(np.float32),
+                   np.zeros(len(NUMBER_CLASSES), np.float32)), NUMBER_CLASSES)
+    heads = net.head_probabilities(rng.random((5, *shape), dtype=np.float32))
+    assert list(heads) == ["sign", "tens", "units"]
+    for head, p in heads.items():
+        assert p.shape == (5, len(head_classes(NUMBER_CLASSES)[head]))
+        assert np.allclose(p.sum(axis=1), 1)
+    assert head_slices(("a", "b")) == {"": slice(0, 2)}
+
+
+def test_region_patches_see_ink_where_the_region_is():
+    layout = load_layout()
+    page_w, page_h = (round(v * CANONICAL_PX_PER_MM) for v in layout.page_mm)
+    canonical = np.full((page_h, page_w), 230, np.uint8)
+    region = layout.region("score_moss")
+    s = CANONICAL_PX_PER_MM
+    canonical[int(region.y * s) + 10 : int((region.y + region.h) * s) - 10, int(region.x * s) + 10 : int(region.x * s) + 20] = 30
+    ink, blank = region_patches(canonical, [region, layout.region("score_rock")], PatchSpec(0.5, (48, 56)))
+    assert ink.shape == (48, 56) and ink.max() > 0.8 and blank.max() < 0.05
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scrambled_records_keep_the_garden_and_fill_every_box(seed):
+    record = play_game(seed).record
+    scrambled = scrambled_record(record, np.random.default_rng(seed))
+    assert scrambled.garden == record.garden
+    assert len(scrambled.turns) == len(record.turns) and set(scrambled.written) == set(record.written)
+    assert all(1 <= d <= 6 for turn in scrambled.turns for d in turn.dice)
+    assert all(-99 <= v <= 99 for v in scrambled.written.values())
+    assert scrambled != record

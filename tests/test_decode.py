@@ -1,0 +1,79 @@
+"""The decoder: readings judged together with the rules, changes said, player mistakes kept."""
+
+import pytest
+from readings import box_reading, garden_reading
+
+from sheetscan.audit import audit
+from sheetscan.decode import decode_sheet
+from sheetscan.garden import SheetRecord
+from sheetscan.rules import Decoration
+from sheetscan.score import score
+from sheetscan.simulate import play_game
+
+
+def honest_game(seed: int) -> SheetRecord:
+    return play_game(seed, mistake_rate=0.0).record
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_confident_readings_of_a_consistent_sheet_are_kept(seed):
+    record = honest_game(seed)
+    decoded = decode_sheet(garden_reading(record), box_reading(record))
+    assert decoded.record == record
+    assert decoded.changes == ()
+    assert list(decoded.findings) == audit(record, score(record.garden))
+
+
+def _swap_target(record: SheetRecord):
+    """A decorated cell and another decoration whose points differ there."""
+    breakdown = score(record.garden).breakdown
+    for cell, decoration in record.garden.decorated_cells():
+        if decoration is Decoration.TREE:
+            continue
+        for other in (Decoration.MOSS, Decoration.ROCK, Decoration.LANTERN):
+            if other is not decoration and score(record.garden.with_cell(cell, other)).breakdown != breakdown:
+                return cell, decoration, other
+    raise AssertionError("no cell to misread")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_doubtful_cell_is_read_as_the_written_numbers_and_turn_log_say(seed):
+    record = honest_game(seed)
+    cell, truth, misread = _swap_target(record)
+    reading = garden_reading(record, {cell: {misread.category: 0.6, truth.category: 0.4}})
+    assert reading.garden.decoration(cell) is misread
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    assert any(f"cell ({cell[0] + 1},{cell[1] + 1}) read as {misread.category}" in c for c in decoded.changes)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_player_mistake_read_with_confidence_stays_flagged(seed):
+    record = honest_game(seed)
+    wrong = dict(record.written)
+    wrong["moss"] += 2
+    wrong["total"] += 2
+    written_wrong = SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, wrong)
+    decoded = decode_sheet(garden_reading(written_wrong), box_reading(written_wrong))
+    assert decoded.record.written == wrong
+    assert {("written_differs", "written moss"), ("written_differs", "written total")} <= {
+        (f.kind, box) for f in decoded.findings for box in f.boxes}
+
+
+def test_a_doubtful_written_number_takes_the_reading_the_rules_give():
+    record = honest_game(3)
+    right = record.written["total"]
+    misread = right + 5 if right + 5 != right else right + 6
+    decoded = decode_sheet(garden_reading(record), box_reading(record, {"total": [(misread, 0.7), (right, 0.25)]}))
+    assert decoded.record.written["total"] == right
+    assert decoded.findings == tuple(audit(record, score(record.garden)))
+    assert any(c.startswith(f"written total read as {misread}") for c in decoded.changes)
+
+
+def test_an_unlikely_runner_up_never_explains_a_finding_away():
+    record = honest_game(4)
+    cell, truth, misread = _swap_target(record)
+    reading = garden_reading(record, {cell: {misread.category: 0.9999, truth.category: 0.0001}})
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden.decoration(cell) is misread
+    assert decoded.findings  # the sheet now contradicts itself, and says so
