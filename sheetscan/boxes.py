@@ -33,7 +33,7 @@ TURN_CLASSES = (*(f"kind:{k.value}" for k in TurnKind), *(f"first:{d}" for d in 
 MARK_CLASSES = ("blank", "marked")
 NUMBER_CLASSES = ("sign:+", "sign:-", "tens:none", *(f"tens:{d}" for d in range(1, 10)),
                   *(f"units:{d}" for d in range(10)))
-CANDIDATES = 6  # readings kept per box for the decoder
+CANDIDATES = 12  # readings kept per box for the decoder
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ runner-up that does not. The decoder searches for the record that minimises
 
     sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x findings
 
-where the findings are the auditor's. A finding costs about what a reading error with
+where the findings are the auditor's (see sheet_cost). A finding costs about what a reading error with
 probability ratio exp(-FINDING_COST) does: the player's own mistakes are rare, but real, and
 stay flagged when no plausible reading explains them away. Every change is said, with why.
 """
@@ -27,8 +27,10 @@ from .read import DECORATION_CLASSES, GardenReading
 from .rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from .score import score
 
-FINDING_COST = 3.0  # a finding weighs as a reading error with probability ratio e^-3 (5%)
-MAX_MOVE_COST = 2 * FINDING_COST  # runners-up less likely than this never explain a finding away
+# A finding weighs as a reading error with probability ratio e^-4.5: a player miswrites a given
+# number about once in 90 (the bench's players err on one number of one sheet in ten).
+FINDING_COST = 4.5
+MAX_MOVE_COST = 6.0  # a runner-up less than e^-6 (1/400) as likely never explains a finding away
 MAX_ROUNDS = 12  # each round takes the single best change
 
 
@@ -161,6 +163,15 @@ def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
     )
 
 
+def sheet_cost(findings: list[Finding]) -> float:
+    """What a sheet's findings weigh. A written total that differs only because a written
+    category does (the player added faithfully: no ``written_sum``) is the same mistake
+    counted twice, so it weighs nothing of its own."""
+    faithful_sum = not any(f.kind == "written_sum" for f in findings)
+    return FINDING_COST * sum(not (faithful_sum and f.kind == "written_differs" and f.boxes == ("written total",))
+                              for f in findings)
+
+
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
                  dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> DecodedSheet:
     """The record that best fits the readings and the rules (see the module's note)."""
@@ -173,15 +184,16 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     moves = _cell_moves(reading) + _box_moves(boxes)
     changes = list(reading.decoder_changes)
     for _ in range(MAX_ROUNDS):
-        if not findings:
+        cost = sheet_cost(findings)
+        if not cost:
             break
         best = None
         for move in moves:
-            if move.cost >= FINDING_COST * len(findings):
+            if move.cost >= cost:
                 continue  # even clearing every finding would not pay for it
             candidate = move.apply(record)
             candidate_findings = findings_of(candidate)
-            gain = FINDING_COST * (len(findings) - len(candidate_findings)) - move.cost
+            gain = cost - sheet_cost(candidate_findings) - move.cost
             if gain > 0 and (best is None or gain > best[0]):
                 best = (gain, move, candidate, candidate_findings)
         if best is None:

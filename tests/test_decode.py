@@ -4,7 +4,7 @@ import pytest
 from readings import box_reading, garden_reading
 
 from sheetscan.audit import audit
-from sheetscan.decode import decode_sheet
+from sheetscan.decode import FINDING_COST, decode_sheet, sheet_cost
 from sheetscan.garden import SheetRecord
 from sheetscan.rules import Decoration
 from sheetscan.score import score
@@ -77,3 +77,15 @@ def test_an_unlikely_runner_up_never_explains_a_finding_away():
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden.decoration(cell) is misread
     assert decoded.findings  # the sheet now contradicts itself, and says so
+
+
+def test_a_faithfully_added_total_is_not_counted_as_a_second_mistake():
+    record = honest_game(2)
+    wrong = {**record.written, "moss": record.written["moss"] + 1, "total": record.written["total"] + 1}
+    findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, wrong),
+                     score(record.garden))
+    assert len(findings) == 2 and sheet_cost(findings) == FINDING_COST
+    unfaithful = {**record.written, "total": record.written["total"] + 1}
+    findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, unfaithful),
+                     score(record.garden))
+    assert sheet_cost(findings) == 2 * FINDING_COST  # the total differs, and does not add up
