@@ -118,6 +118,17 @@ def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: 
         yield from bar
 
 
+def _output_folder(folder: Optional[Path]) -> Optional[Path]:
+    """A folder to write pictures into, made if missing; refused with a one-line error if it cannot be."""
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _fail(f"{folder}: cannot write pictures there ({error.strerror or error})")
+    return folder
+
+
 def _report_photos(results, as_json: bool, audit: bool, on_result=None) -> None:
     """Print each photo's result, and exit with the worst error's code."""
     worst = ExitCode.ok
@@ -149,7 +160,7 @@ def score_command(
 
     Example: sheetscan score samples/phone/0000.jpg
     """
-    _report_photos(_read_batch(photos, _rules(rule), jobs, debug), as_json, audit=False)
+    _report_photos(_read_batch(photos, _rules(rule), jobs, _output_folder(debug)), as_json, audit=False)
 
 
 @app.command("audit")
@@ -170,6 +181,7 @@ def audit_command(
     from sheetscan.overlay import write_audit_pictures
 
     inputs = {path.resolve() for path in photos}
+    overlay = _output_folder(overlay)
     save = (lambda result: write_audit_pictures(result, overlay, inputs)) if overlay else None
     _report_photos(_read_batch(photos, _rules(rule), jobs), as_json, audit=True, on_result=save)
 
@@ -197,6 +209,9 @@ def table_command(
     from sheetscan.overlay import write_audit_pictures, write_name_crops
 
     inputs = {path.resolve() for path in photos}
+    overlay = _output_folder(overlay)
+    if csv_file and (csv_file.is_dir() or csv_file.resolve() in inputs):
+        _fail(f"{csv_file}: cannot write the table there (a folder, or one of the photos)")
     sheets, worst = [], ExitCode.ok
     for result in _read_batch(photos, _rules(rule), jobs):
         if result.error:
@@ -218,7 +233,10 @@ def table_command(
                             sheet.decoded.findings) for label, (photo, number, sheet) in zip(labels, sheets, strict=True)]
     standings = table.rank(players)
     if csv_file:
-        csv_file.write_text(table.table_csv(standings))
+        try:
+            csv_file.write_text(table.table_csv(standings))
+        except OSError as error:
+            _fail(f"{csv_file}: cannot write the table ({error.strerror or error})")
     typer.echo(json.dumps(table.table_to_dict(standings)) if as_json else table.table_text(standings))
     if worst:
         raise typer.Exit(int(worst))

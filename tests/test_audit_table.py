@@ -85,6 +85,18 @@ def test_table_of_a_folder_with_jobs_keeps_going_past_a_bad_photo(runner, tmp_pa
         "a-sheet1-audit.png", "a-sheet1-name.png", "b-sheet1-audit.png", "b-sheet1-name.png"]
 
 
+def test_output_places_that_cannot_be_written_are_refused_in_one_line(runner, tmp_path):
+    photo = str(SAMPLES / "scan" / "0000.jpg")
+    a_file = tmp_path / "taken.png"
+    a_file.write_bytes(b"x")
+    for args in (["table", "--csv", str(tmp_path), photo], ["table", "--csv", photo, photo],
+                 ["audit", "--overlay", str(a_file), photo], ["score", "--debug", str(a_file), photo]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, args
+        assert "Traceback" not in result.output and result.stderr.count("\n") == 1
+    assert a_file.read_bytes() == b"x" and (SAMPLES / "scan" / "0000.jpg").stat().st_size > 1000
+
+
 def _player(name: str, total: int, pruned: int) -> Player:
     return Player(name, "p.jpg", 1, {**dict.fromkeys(CATEGORIES, 0), "total": total}, pruned,
                   (Finding("written_differs", "x"),))
