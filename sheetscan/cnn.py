@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from .errors import ModelError
 
@@ -93,18 +92,23 @@ def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str)
 
 
 def _convolve(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """'Same' 3x3 convolution of (n, h, w, c) by PyTorch's (out, c, 3, 3), as one matrix product."""
+    """'Same' 3x3 convolution of (n, h, w, c) by PyTorch's (out, c, 3, 3), as one matrix product.
+
+    The nine shifted copies are laid side by side along the channels (contiguous runs, so the
+    copy is quick), and the weights reordered to match: (out, dy, dx, c).
+    """
     n, h, w, c = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, h, w, c, 3, 3)
-    columns = windows.reshape(n * h * w, c * 9)
-    out = columns @ weight.reshape(len(weight), -1).T + bias
+    columns = np.concatenate([padded[:, dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)], axis=3)
+    out = columns.reshape(n * h * w, 9 * c) @ weight.transpose(0, 2, 3, 1).reshape(len(weight), -1).T + bias
     return out.reshape(n, h, w, -1)
 
 
 def _max_pool(x: np.ndarray) -> np.ndarray:
+    """2x2 max pooling of (n, h, w, c), as the maximum of four strided views (no reshaping copy)."""
     n, h, w, c = x.shape
-    return x[:, : h // 2 * 2, : w // 2 * 2].reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+    x = x[:, : h // 2 * 2, : w // 2 * 2]
+    return np.maximum(np.maximum(x[:, 0::2, 0::2], x[:, 1::2, 0::2]), np.maximum(x[:, 0::2, 1::2], x[:, 1::2, 1::2]))
 
 
 def head_slices(classes: tuple[str, ...]) -> dict[str, slice]:
