@@ -104,14 +104,14 @@ def rescore(
 
 
 def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None):
-    """Each photo's result in the given order, with a progress bar on stderr for a batch."""
+    """Each photo's result in the given order, with a progress bar on a terminal's stderr for a batch."""
     from sheetscan.batch import default_jobs, expand_inputs, read_photos
 
     paths = expand_inputs(photos)
     if not paths:
         _fail("no photos found in " + ", ".join(map(str, photos)))
     results = read_photos(paths, rules, jobs or default_jobs(), debug)
-    if len(paths) == 1:
+    if len(paths) == 1 or not sys.stderr.isatty():  # a bar is for people watching, not for logs
         yield from results
         return
     with typer.progressbar(results, length=len(paths), label="reading", file=sys.stderr) as bar:
