@@ -15,6 +15,7 @@ import numpy as np
 
 from .audit import audit
 from .gardenfile import garden_to_dict, record_to_dict
+from .rules import MAX_PRUNINGS
 from .score import score
 from .simulate import play_game
 from .synth import synth_photo
@@ -217,7 +218,6 @@ def _mistaken_categories(truth: dict) -> set[str]:
 def _audit_tallies(truth: dict, sheet) -> dict:
     """One sheet's counts for ``bench audit``: raw (the readers' first choice) and decoded."""
     from .decode import best_reading
-    from .gardenfile import record_to_dict
 
     decoded = record_to_dict(sheet.decoded.record)
     raw = record_to_dict(best_reading(sheet.reading, sheet.boxes))
@@ -288,7 +288,6 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``."""
     from .batch import read_photos
-    from .rules import MAX_PRUNINGS
 
     totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:

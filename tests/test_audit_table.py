@@ -113,3 +113,19 @@ def test_ranking_breaks_ties_by_unpruned_leaves_then_shares():
                                          (60, "51-60"), (61, "Yugen (61 and more)")])
 def test_a_lone_sheet_gets_its_solo_rank(total, name):
     assert table_to_dict(rank([_player("solo", total, 0)]))["solo_rank"] == name
+
+
+def test_bench_audit_and_bench_table_report_their_figures(runner):
+    result = runner.invoke(app, ["bench", "audit", "--n", "2", "--seed", "5", "--level", "scan", "--json"])
+    assert result.exit_code == 0, result.output
+    audit = json.loads(result.stdout.strip().splitlines()[-1])
+    assert audit["sheets"] == 2
+    assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 2
+    for key in ("turn_symbols", "turn_symbols_raw", "marks", "written_numbers", "written_numbers_raw"):
+        assert 0.9 <= audit[key] <= 1, key  # two clean scans: nearly every box reads right
+    result = runner.invoke(app, ["bench", "table", "--n", "1", "--sheets-per-photo", "2", "--jobs", "2",
+                                 "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout.strip().splitlines()[-1])
+    assert table["sheets"] == 2 and table["sheets_found"] == 1.0 and table["sheets_invented"] == 0
+    assert table["jobs"] == 2 and table["sheets_per_second_one_job"] > 0 and table["sheets_per_second_all_jobs"] > 0
