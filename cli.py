@@ -129,13 +129,19 @@ def _output_folder(folder: Optional[Path]) -> Optional[Path]:
     return folder
 
 
+def _report_error(result) -> ExitCode:
+    """Say a photo's error on stderr, if it has one; its exit code (ok when none)."""
+    if not result.error:
+        return ExitCode.ok
+    typer.echo(f"sheetscan: {result.error.message}", err=True)
+    return result.error.exit_code
+
+
 def _report_photos(results, as_json: bool, audit: bool, on_result=None) -> None:
     """Print each photo's result, and exit with the worst error's code."""
     worst = ExitCode.ok
     for result in results:
-        if result.error:
-            typer.echo(f"sheetscan: {result.error.message}", err=True)
-            worst = max(worst, result.error.exit_code)
+        worst = max(worst, _report_error(result))
         if on_result:
             on_result(result)
         if as_json:
@@ -214,9 +220,7 @@ def table_command(
         _fail(f"{csv_file}: cannot write the table there (a folder, or one of the photos)")
     sheets, worst = [], ExitCode.ok
     for result in _read_batch(photos, _rules(rule), jobs):
-        if result.error:
-            typer.echo(f"sheetscan: {result.error.message}", err=True)
-            worst = max(worst, result.error.exit_code)
+        worst = max(worst, _report_error(result))
         if result.partial_sheets:
             typer.echo(f"sheetscan: {result.path}: {result.partial_sheets} sheet(s) seen only in part: not read", err=True)
         if overlay:

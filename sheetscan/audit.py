@@ -62,7 +62,8 @@ class Finding:
         }
 
 
-def _human(cell: Cell) -> str:
+def human_cell(cell: Cell) -> str:
+    """A 0-based cell as a person reads it: ``(row,col)``, 1-based."""
     return f"({cell[0] + 1},{cell[1] + 1})"
 
 
@@ -77,7 +78,7 @@ def pond_findings(garden: Garden) -> list[Finding]:
                 findings.append(
                     Finding(
                         "ponds_touch",
-                        f"the pond at {_human(min(pond))} touches the pond at {_human(min(other))}",
+                        f"the pond at {human_cell(min(pond))} touches the pond at {human_cell(min(other))}",
                         contacts,
                     )
                 )
@@ -86,8 +87,8 @@ def pond_findings(garden: Garden) -> list[Finding]:
             findings.append(
                 Finding(
                     "pond_encloses_earth",
-                    f"the pond at {_human(min(pond))} encloses earth at "
-                    + ", ".join(_human(cell) for cell in enclosed),
+                    f"the pond at {human_cell(min(pond))} encloses earth at "
+                    + ", ".join(human_cell(cell) for cell in enclosed),
                     tuple(enclosed),
                 )
             )
@@ -175,7 +176,7 @@ def _match(slots: list[_Slot]) -> dict[int, Cell]:
 
 def _describe_turn(index: int, turn: Turn, dice_faces: Mapping[int, Decoration]) -> str:
     names = " and ".join(dice_faces[die].category for die in turn.dice)
-    where = f"row/column {turn.location}" if turn.kind is TurnKind.DRAW else f"cell {_human(turn.cell)}"
+    where = f"row/column {turn.location}" if turn.kind is TurnKind.DRAW else f"cell {human_cell(turn.cell)}"
     return f"turn {index + 1} ({Season.of_turn(index).name.title()}: {names} at {where})"
 
 
@@ -230,7 +231,7 @@ def turn_log_findings(
         findings.append(
             Finding(
                 "decoration_unexplained",
-                "no turn explains the decoration(s) at " + ", ".join(_human(c) for c in unexplained),
+                "no turn explains the decoration(s) at " + ", ".join(human_cell(c) for c in unexplained),
                 unexplained,
             )
         )
@@ -249,7 +250,7 @@ def _dot_findings(garden: Garden, slots: list[_Slot], matching: dict[int, Cell])
             findings.append(
                 Finding(
                     "tree_dot",
-                    f"the tree at {_human(cell)} {has}, but its turn {slot.turn_index + 1} "
+                    f"the tree at {human_cell(cell)} {has}, but its turn {slot.turn_index + 1} "
                     f"is in {season.name.title()}",
                     (cell,),
                     (f"turn {slot.turn_index + 1}",),

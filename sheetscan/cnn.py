@@ -39,11 +39,6 @@ class CellNet:
     output: tuple[np.ndarray, np.ndarray]  # ((K, hidden), (K,))
     classes: tuple[str, ...]
 
-    @property
-    def heads(self) -> dict[str, tuple[str, ...]]:
-        """Each head's class names, in output order (one head named "" when single)."""
-        return head_classes(self.classes)
-
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
         x = patches[:, :, :, None].astype(np.float32)  # channels last: im2col copies less

@@ -15,15 +15,15 @@ stay flagged when no plausible reading explains them away. Every change is said,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import numpy as np
 
-from .audit import Finding, audit
+from .audit import Finding, audit, human_cell
 from .boxes import BoxReading, Candidate
-from .garden import ALL_CELLS, Cell, SheetRecord, turn_text
-from .read import DECORATION_CLASSES, GardenReading
+from .garden import ALL_CELLS, SheetRecord, turn_text
+from .read import DECORATION_CLASSES, GardenReading, decoration_of_class
 from .rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from .score import score
 
@@ -57,19 +57,6 @@ def _ratio_cost(best: float, chosen: float) -> float:
     return math.log(max(best, 1e-12) / max(chosen, 1e-12))
 
 
-def _decoration_label(index: int) -> tuple[Decoration | None, bool]:
-    name = DECORATION_CLASSES[index]
-    if name == "empty":
-        return None, False
-    if name == "tree_late":
-        return Decoration.TREE, True
-    return Decoration[name.upper()], False
-
-
-def _human(cell: Cell) -> str:
-    return f"({cell[0] + 1},{cell[1] + 1})"
-
-
 def _cell_moves(reading: GardenReading) -> list[Move]:
     """Runner-up decorations and the other terrain of each cell, where plausible."""
     moves = []
@@ -80,12 +67,12 @@ def _cell_moves(reading: GardenReading) -> list[Move]:
         for other in np.argsort(p)[::-1][1:3]:
             cost = _ratio_cost(p[best], p[other])
             if cost < MAX_MOVE_COST:
-                decoration, late = _decoration_label(int(other))
+                decoration, late = decoration_of_class(int(other))
                 moves.append(Move(
-                    lambda record, cell=cell, decoration=decoration, late=late: _with_garden(
-                        record, record.garden.with_cell(cell, decoration, late=late)),
+                    lambda record, cell=cell, decoration=decoration, late=late: replace(
+                        record, garden=record.garden.with_cell(cell, decoration, late=late)),
                     cost,
-                    f"cell {_human(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
+                    f"cell {human_cell(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
                     f"taken as {DECORATION_CLASSES[other].replace('_', ' ')} ({p[other]:.0%})", f"decoration {cell}"))
         is_water = reading.garden.is_water(cell)
         p_read = water[cell] if is_water else 1 - water[cell]
@@ -93,21 +80,16 @@ def _cell_moves(reading: GardenReading) -> list[Move]:
         if cost < MAX_MOVE_COST:
             read, taken = ("water", "earth") if is_water else ("earth", "water")
             moves.append(Move(
-                lambda record, cell=cell, is_water=is_water: _with_garden(
-                    record, record.garden.with_cell(cell, water=not is_water)),
-                cost, f"cell {_human(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
+                lambda record, cell=cell, is_water=is_water: replace(
+                    record, garden=record.garden.with_cell(cell, water=not is_water)),
+                cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
                 f"water {cell}"))
     return moves
 
 
-def _with_garden(record: SheetRecord, garden) -> SheetRecord:
-    return SheetRecord(garden, record.turns, record.bonsai_pruned, record.ponds_marked, record.written)
-
-
 def _alternatives(candidates: tuple[Candidate, ...]) -> list[tuple[Candidate, float]]:
-    best = candidates[0].probability
-    return [(c, _ratio_cost(best, c.probability)) for c in candidates[1:]
-            if _ratio_cost(best, c.probability) < MAX_MOVE_COST]
+    costs = [(c, _ratio_cost(candidates[0].probability, c.probability)) for c in candidates[1:]]
+    return [(c, cost) for c, cost in costs if cost < MAX_MOVE_COST]
 
 
 def _box_moves(boxes: BoxReading) -> list[Move]:
@@ -116,33 +98,29 @@ def _box_moves(boxes: BoxReading) -> list[Move]:
     for index, candidates in enumerate(boxes.turns):
         for candidate, cost in _alternatives(candidates):
             moves.append(Move(
-                lambda record, index=index, turn=candidate.value: SheetRecord(
-                    record.garden, record.turns[:index] + (turn,) + record.turns[index + 1 :],
-                    record.bonsai_pruned, record.ponds_marked, record.written),
+                lambda record, index=index, turn=candidate.value: replace(
+                    record, turns=record.turns[:index] + (turn,) + record.turns[index + 1 :]),
                 cost, f"turn {index + 1} read as {turn_text(candidates[0].value)} ({candidates[0].probability:.0%}), "
                       f"taken as {turn_text(candidate.value)} ({candidate.probability:.0%})", f"turn {index}"))
     for index, candidates in enumerate(boxes.leaves):
         for candidate, cost in _alternatives(candidates):
             step = 1 if candidate.value else -1
             moves.append(Move(
-                lambda record, step=step: SheetRecord(record.garden, record.turns, record.bonsai_pruned + step,
-                                                      record.ponds_marked, record.written),
+                lambda record, step=step: replace(record, bonsai_pruned=record.bonsai_pruned + step),
                 cost, f"bonsai leaf {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
                 f"leaf {index}"))
     for index, candidates in enumerate(boxes.pond_icons):
         for candidate, cost in _alternatives(candidates):
             moves.append(Move(
-                lambda record, index=index, marked=candidate.value: SheetRecord(
-                    record.garden, record.turns, record.bonsai_pruned,
-                    record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :], record.written),
+                lambda record, index=index, marked=candidate.value: replace(
+                    record, ponds_marked=record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :]),
                 cost, f"pond icon {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
                 f"pond icon {index}"))
     for category, candidates in boxes.written.items():
         for candidate, cost in _alternatives(candidates):
             moves.append(Move(
-                lambda record, category=category, value=candidate.value: SheetRecord(
-                    record.garden, record.turns, record.bonsai_pruned, record.ponds_marked,
-                    {**record.written, category: value}),
+                lambda record, category=category, value=candidate.value: replace(
+                    record, written={**record.written, category: value}),
                 cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
                       f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
     return moves

@@ -92,8 +92,8 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     reading = read_garden(canonical, layout)
     boxes = read_boxes(canonical, layout)
     decoded = decode_sheet(reading, boxes, rules)
-    garden_score = score(decoded.record.garden, rules)
     garden = decoded.record.garden
+    garden_score = score(garden, rules)
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical, reading, boxes, decoded,

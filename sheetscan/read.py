@@ -84,18 +84,22 @@ class GardenReading:
         return sorted(doubtful, key=lambda item: item[1])
 
 
+def decoration_of_class(index: int) -> tuple[Decoration | None, bool]:
+    """A decoration class (an index into DECORATION_CLASSES) as its decoration and whether it
+    is a tree drawn in Spring or Summer."""
+    name = DECORATION_CLASSES[index]
+    if name == "empty":
+        return None, False
+    if name == "tree_late":
+        return Decoration.TREE, True
+    return Decoration[name.upper()], False
+
+
 def garden_from_classes(decoration: np.ndarray, water: np.ndarray) -> Garden:
-    decorations, late = [], set()
-    for r in range(GRID_SIZE):
-        row = []
-        for c in range(GRID_SIZE):
-            name = DECORATION_CLASSES[decoration[r, c]]
-            if name == "tree_late":
-                late.add((r, c))
-                name = "tree"
-            row.append(None if name == "empty" else Decoration[name.upper()])
-        decorations.append(tuple(row))
-    return Garden(tuple(decorations), tuple(tuple(bool(w) for w in row) for row in water), frozenset(late))
+    cells = {cell: decoration_of_class(int(decoration[cell])) for cell in ALL_CELLS}
+    decorations = tuple(tuple(cells[(r, c)][0] for c in range(GRID_SIZE)) for r in range(GRID_SIZE))
+    late = frozenset(cell for cell, (_, is_late) in cells.items() if is_late)
+    return Garden(decorations, tuple(tuple(bool(w) for w in row) for row in water), late)
 
 
 def decode_water(water: np.ndarray) -> tuple[np.ndarray, list[str]]:
