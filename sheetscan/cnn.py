@@ -4,17 +4,19 @@ Three 3x3 convolutions (each followed by ReLU and 2x2 max pooling), a hidden den
 one softmax per head. A single-head network names its classes plainly (``"rock"``); a
 multi-head one names them ``"head:class"`` (``"kind:prune"``, ``"units:7"``), so one output
 layer serves every head. PyTorch trains it (``sheetscan train``, an optional extra); reading
-needs only numpy and the weights in an ``.npz`` file.
+needs only the weights in an ``.npz`` file: OpenCV's dnn module runs them (see onnxgraph.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .errors import ModelError
+from .onnxgraph import patch_network
 
 CONVOLUTIONS = 3  # each followed by ReLU and 2x2 max pooling: inputs are multiples of 8 pixels
 
@@ -38,20 +40,32 @@ class CellNet:
     hidden: tuple[np.ndarray, np.ndarray]  # ((hidden, flat), (hidden,))
     output: tuple[np.ndarray, np.ndarray]  # ((K, hidden), (K,))
     classes: tuple[str, ...]
+    # OpenCV networks built from the weights, one per patch shape: made on first use
+    _runners: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
-        x = patches[:, :, :, None].astype(np.float32)  # channels last: im2col copies less
-        for weight, bias in self.convolutions:
-            x = _max_pool(np.maximum(_convolve(x, weight, bias), 0))
-        x = x.transpose(0, 3, 1, 2).reshape(len(x), -1)  # PyTorch flattens channels first
-        x = np.maximum(x @ self.hidden[0].T + self.hidden[1], 0)
-        logits = x @ self.output[0].T + self.output[1]
+        logits = self.logits(patches)
         out = np.empty_like(logits)
         for part in head_slices(self.classes).values():
             exp = np.exp(logits[:, part] - logits[:, part].max(axis=1, keepdims=True))
             out[:, part] = exp / exp.sum(axis=1, keepdims=True)
         return out
+
+    def logits(self, patches: np.ndarray) -> np.ndarray:
+        """(n, K) output layer of (n, h, w) float32 ink patches."""
+        if not len(patches):
+            return np.empty((0, len(self.classes)), np.float32)
+        shape = patches.shape[1:]
+        if shape not in self._runners:
+            model = patch_network(self.convolutions, self.hidden, self.output, shape)
+            self._runners[shape] = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+        runner = self._runners[shape]
+        runner.setInput(np.ascontiguousarray(patches[:, None], dtype=np.float32))
+        return runner.forward().copy()
+
+    def __getstate__(self) -> dict:  # OpenCV networks do not pickle: workers rebuild theirs
+        return {**self.__dict__, "_runners": {}}
 
     def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's (n, K_head) probabilities."""
@@ -84,26 +98,6 @@ def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str)
     if any(nets[name].classes != expected for name, expected in classes.items()):
         raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
     return nets, metadata
-
-
-def _convolve(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """'Same' 3x3 convolution of (n, h, w, c) by PyTorch's (out, c, 3, 3), as one matrix product.
-
-    The nine shifted copies are laid side by side along the channels (contiguous runs, so the
-    copy is quick), and the weights reordered to match: (out, dy, dx, c).
-    """
-    n, h, w, c = x.shape
-    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-    columns = np.concatenate([padded[:, dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)], axis=3)
-    out = columns.reshape(n * h * w, 9 * c) @ weight.transpose(0, 2, 3, 1).reshape(len(weight), -1).T + bias
-    return out.reshape(n, h, w, -1)
-
-
-def _max_pool(x: np.ndarray) -> np.ndarray:
-    """2x2 max pooling of (n, h, w, c), as the maximum of four strided views (no reshaping copy)."""
-    n, h, w, c = x.shape
-    x = x[:, : h // 2 * 2, : w // 2 * 2]
-    return np.maximum(np.maximum(x[:, 0::2, 0::2], x[:, 1::2, 0::2]), np.maximum(x[:, 0::2, 1::2], x[:, 1::2, 1::2]))
 
 
 def head_slices(classes: tuple[str, ...]) -> dict[str, slice]:

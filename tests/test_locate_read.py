@@ -1,11 +1,13 @@
-"""Photo opening, locating, rectifying and the numpy network, on small synthetic photos."""
+"""Photo opening, locating, rectifying and the patch network, on small synthetic photos."""
+
+import pickle
 
 import cv2
 import numpy as np
 import pytest
 from PIL import Image
 
-from sheetscan.cnn import CellNet, _convolve
+from sheetscan.cnn import CellNet
 from sheetscan.errors import InputFileError
 from sheetscan.layout import load_layout
 from sheetscan.locate import locate_sheets
@@ -76,28 +78,43 @@ def test_rectified_sheet_has_the_garden_border_where_the_layout_says():
     assert column.min() < column[0] - 60 and abs(int(np.argmin(column)) - 15) <= 3
 
 
-def test_numpy_convolution_matches_a_direct_sum():
+def reference_logits(net: CellNet, patches: np.ndarray) -> np.ndarray:
+    """The network computed directly in numpy, layer by layer as PyTorch defines it."""
+    x = patches[:, None].astype(np.float64)
+    for weight, bias in net.convolutions:
+        padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))  # (n, c, h, w, 3, 3)
+        x = np.maximum(np.einsum("nchwij,ocij->nohw", windows, weight) + bias[None, :, None, None], 0)
+        n, c, h, w = x.shape
+        x = x[:, :, : h // 2 * 2, : w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    x = np.maximum(x.reshape(len(x), -1) @ net.hidden[0].T + net.hidden[1], 0)
+    return x @ net.output[0].T + net.output[1]
+
+
+def random_net(rng, shape: tuple[int, int], classes: tuple[str, ...]) -> CellNet:
+    convolutions = tuple((rng.normal(0, 0.5, (out, c, 3, 3)).astype(np.float32), rng.normal(0, 0.1, out).astype(np.float32))
+                         for c, out in ((1, 4), (4, 6), (6, 8)))
+    flat = 8 * (shape[0] // 8) * (shape[1] // 8)
+    return CellNet(convolutions, (rng.normal(0, 0.1, (16, flat)).astype(np.float32), np.zeros(16, np.float32)),
+                   (rng.normal(0, 1, (len(classes), 16)).astype(np.float32), np.zeros(len(classes), np.float32)), classes)
+
+
+@pytest.mark.parametrize("shape", [(48, 48), (48, 104), (32, 24)])
+def test_the_opencv_network_computes_the_direct_sum(shape):
     rng = np.random.default_rng(0)
-    x, weight, bias = rng.normal(size=(2, 3, 5, 6)), rng.normal(size=(4, 3, 3, 3)), rng.normal(size=4)
-    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    direct = np.zeros((2, 4, 5, 6))
-    for n in range(2):
-        for o in range(4):
-            for i in range(5):
-                for j in range(6):
-                    direct[n, o, i, j] = (padded[n, :, i : i + 3, j : j + 3] * weight[o]).sum() + bias[o]
-    channels_last = _convolve(x.transpose(0, 2, 3, 1), weight, bias).transpose(0, 3, 1, 2)
-    assert np.allclose(channels_last, direct)
+    net = random_net(rng, shape, ("a", "b", "c"))
+    patches = rng.random((5, *shape), dtype=np.float32)
+    assert np.allclose(net.logits(patches), reference_logits(net, patches), atol=1e-4)
+    assert np.allclose(net.logits(patches[:2]), reference_logits(net, patches[:2]), atol=1e-4)  # another batch size
+    assert net.logits(patches[:0]).shape == (0, 3)
 
 
 def test_network_outputs_are_probabilities():
     rng = np.random.default_rng(1)
-    net = CellNet(
-        ((rng.normal(size=(16, 1, 3, 3)), np.zeros(16)), (rng.normal(size=(32, 16, 3, 3)), np.zeros(32)),
-         (rng.normal(size=(48, 32, 3, 3)), np.zeros(48))),
-        (rng.normal(size=(64, 48 * 6 * 6)) * 0.01, np.zeros(64)), (rng.normal(size=(3, 64)), np.zeros(3)), ("a", "b", "c"))
+    net = random_net(rng, (48, 48), ("a", "b", "c"))
     p = net.probabilities(rng.random((5, 48, 48)).astype(np.float32))
     assert p.shape == (5, 3) and np.allclose(p.sum(axis=1), 1) and (p >= 0).all()
+    assert pickle.loads(pickle.dumps(net)).probabilities(rng.random((2, 48, 48), dtype=np.float32)).shape == (2, 3)
 
 
 def test_an_inner_earth_cell_ringed_by_water_becomes_water():
