@@ -7,6 +7,7 @@ sentence a person can read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from .garden import (
@@ -16,7 +17,7 @@ from .garden import (
     SheetRecord,
     Turn,
     TurnKind,
-    on_cross,
+    cross_cells,
     orthogonal_neighbours,
     ponds,
     surrounding_cells,
@@ -69,6 +70,11 @@ def human_cell(cell: Cell) -> str:
 
 def pond_findings(garden: Garden) -> list[Finding]:
     """Pond placement: ponds touching (even diagonally), earth enclosed, too many ponds."""
+    return list(_pond_findings(garden))
+
+
+@lru_cache(maxsize=1024)  # the decoder audits many records that share a garden
+def _pond_findings(garden: Garden) -> tuple[Finding, ...]:
     found = ponds(garden)
     findings = []
     for index, pond in enumerate(found):
@@ -100,7 +106,7 @@ def pond_findings(garden: Garden) -> list[Finding]:
                 tuple(min(pond) for pond in found),
             )
         )
-    return findings
+    return tuple(findings)
 
 
 def _touching(pond: frozenset[Cell], other: frozenset[Cell]) -> tuple[Cell, ...]:
@@ -138,7 +144,7 @@ def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Dec
         for die in turn.dice:
             decoration = dice_faces[die]
             if turn.kind is TurnKind.DRAW:
-                cells = [cell for cell in ALL_CELLS if on_cross(cell, turn.location)]
+                cells = cross_cells(turn.location)
             else:
                 cells = [turn.cell]
             candidates = tuple(

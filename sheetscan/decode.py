@@ -7,7 +7,9 @@ runner-up that does not. The decoder searches for the record that minimises
 
     sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x findings
 
-where the findings are the auditor's (see sheet_cost). A finding costs about what a reading error with
+where the findings are the auditor's (see sheet_cost). Each round takes the change that lowers
+it most: one reading, or, when no single one helps, two together (two misread cells that only
+explain a written number jointly). A finding costs about what a reading error with
 probability ratio exp(-FINDING_COST) does: the player's own mistakes are rare, but real, and
 stay flagged when no plausible reading explains them away. Every change is said, with why.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 from typing import Callable, Mapping
 
 import numpy as np
@@ -32,6 +35,7 @@ from .score import score
 FINDING_COST = 4.5
 MAX_MOVE_COST = 6.0  # a runner-up less than e^-6 (1/400) as likely never explains a finding away
 MAX_ROUNDS = 12  # each round takes the single best change
+MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
 
 @dataclass(frozen=True)
@@ -150,12 +154,47 @@ def sheet_cost(findings: list[Finding]) -> float:
                               for f in findings)
 
 
+def _pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
+    """Pairs of moves on different readings that together cost less than ``cost``, cheapest
+    first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
+    cheap = sorted((m for m in moves if m.cost < cost), key=lambda m: m.cost)
+    pairs = []
+    for index, first in enumerate(cheap):
+        for second in cheap[index + 1 :]:
+            if first.cost + second.cost >= cost:
+                break  # the rest cost more still
+            if first.target != second.target:
+                pairs.append((first, second))
+    return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
+
+
+def _best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]],
+                 findings_of: Callable[[SheetRecord], list[Finding]]):
+    """(gain, change, record, findings) of the change (one or more moves) that most lowers
+    the sheet's ``cost``, or None when none does."""
+    best = None
+    for change in changes:
+        change_cost = sum(move.cost for move in change)
+        if change_cost >= cost:
+            continue  # even clearing every finding would not pay for it
+        candidate = record
+        for move in change:
+            candidate = move.apply(candidate)
+        candidate_findings = findings_of(candidate)
+        gain = cost - sheet_cost(candidate_findings) - change_cost
+        if gain > 0 and (best is None or gain > best[0]):
+            best = (gain, change, candidate, candidate_findings)
+    return best
+
+
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
                  dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> DecodedSheet:
     """The record that best fits the readings and the rules (see the module's note)."""
 
+    scores = lru_cache(maxsize=None)(partial(score, rules=rules))  # many records share a garden
+
     def findings_of(record: SheetRecord) -> list[Finding]:
-        return audit(record, score(record.garden, rules), dice_faces)
+        return audit(record, scores(record.garden), dice_faces)
 
     record = best_reading(reading, boxes)
     findings = findings_of(record)
@@ -165,20 +204,15 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
         cost = sheet_cost(findings)
         if not cost:
             break
-        best = None
-        for move in moves:
-            if move.cost >= cost:
-                continue  # even clearing every finding would not pay for it
-            candidate = move.apply(record)
-            candidate_findings = findings_of(candidate)
-            gain = cost - sheet_cost(candidate_findings) - move.cost
-            if gain > 0 and (best is None or gain > best[0]):
-                best = (gain, move, candidate, candidate_findings)
+        best = (_best_change(record, cost, [(move,) for move in moves], findings_of)
+                or _best_change(record, cost, _pairs(moves, cost), findings_of))
         if best is None:
             break
-        _, move, record, after = best
+        _, change, record, after = best
         resolved = sorted({f.kind for f in findings if f not in after})
-        changes.append(f"{move.what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
+        what = " and ".join(move.what for move in change)
+        changes.append(f"{what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
         findings = after
-        moves = [m for m in moves if m.target != move.target]
+        targets = {move.target for move in change}
+        moves = [m for m in moves if m.target not in targets]
     return DecodedSheet(record, tuple(findings), tuple(changes))

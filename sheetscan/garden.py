@@ -38,9 +38,10 @@ def surrounding_cells(cell: Cell) -> tuple[Cell, ...]:
     return tuple((r + dr, c + dc) for dr, dc in SURROUNDING_STEPS if _inside(r + dr, c + dc))
 
 
-def on_cross(cell: Cell, location: int) -> bool:
-    """Whether ``cell`` lies in row or column ``location`` (a 1-based die number)."""
-    return cell[0] == location - 1 or cell[1] == location - 1
+@lru_cache(maxsize=None)
+def cross_cells(location: int) -> tuple[Cell, ...]:
+    """The cells of row and column ``location`` (a 1-based die number), in reading order."""
+    return tuple(cell for cell in ALL_CELLS if cell[0] == location - 1 or cell[1] == location - 1)
 
 
 @dataclass(frozen=True)

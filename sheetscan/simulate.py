@@ -13,7 +13,7 @@ from itertools import permutations
 from typing import Mapping
 
 from .audit import pond_findings
-from .garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, TurnKind, on_cross, surrounding_cells, orthogonal_neighbours
+from .garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, TurnKind, cross_cells, surrounding_cells, orthogonal_neighbours
 from .rules import (
     CATEGORIES,
     DEFAULT_DICE_FACES,
@@ -56,7 +56,7 @@ def _draw_options(garden: Garden, dice: tuple[int, int, int]) -> list[tuple[int,
     for location_index in range(3):
         location = dice[location_index]
         decoration_dice = tuple(d for i, d in enumerate(dice) if i != location_index)
-        free = _empty_cells(garden, (c for c in ALL_CELLS if on_cross(c, location)))
+        free = _empty_cells(garden, cross_cells(location))
         if len(free) >= 2:
             options.append((*decoration_dice, location))
     return options
@@ -128,7 +128,7 @@ def play_game(
         prunings_left = MAX_PRUNINGS - sum(t.kind is TurnKind.PRUNE for t in turns)
         candidates = []  # (garden after, turn)
         for first, second, location in _draw_options(garden, dice):
-            free = _empty_cells(garden, (c for c in ALL_CELLS if on_cross(c, location)))
+            free = _empty_cells(garden, cross_cells(location))
             pairs = list(permutations(free, 2))
             for cell_a, cell_b in rng.sample(pairs, min(len(pairs), GREEDY_CANDIDATES)):
                 after = _place(garden, cell_a, dice_faces[first], season)

@@ -1,5 +1,8 @@
 """The decoder: readings judged together with the rules, changes said, player mistakes kept."""
 
+import itertools
+from dataclasses import replace
+
 import pytest
 from readings import box_reading, garden_reading
 
@@ -89,3 +92,35 @@ def test_a_faithfully_added_total_is_not_counted_as_a_second_mistake():
     findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, unfaithful),
                      score(record.garden))
     assert sheet_cost(findings) == 2 * FINDING_COST  # the total differs, and does not add up
+
+
+def _jointly_misread_cells(record: SheetRecord):
+    """Two cells and a misreading of each that a sheet's findings can only explain together:
+    correcting either alone leaves the sheet's cost as high, correcting both clears it."""
+    def cost(garden):
+        return sheet_cost(audit(replace(record, garden=garden), score(garden)))
+
+    cells = [(cell, d) for cell, d in record.garden.decorated_cells() if d is not Decoration.TREE]
+    for (a, truth_a), (b, truth_b) in itertools.combinations(cells, 2):
+        if truth_a is truth_b:
+            continue
+        swapped = record.garden.with_cell(a, truth_b).with_cell(b, truth_a)
+        only_a, only_b = swapped.with_cell(a, truth_a), swapped.with_cell(b, truth_b)
+        if cost(swapped) > 0 and min(cost(only_a), cost(only_b)) >= cost(swapped):
+            return (a, truth_a, truth_b), (b, truth_b, truth_a)
+    return None
+
+
+def test_two_cells_misread_together_are_corrected_together():
+    for seed in range(20):
+        record = honest_game(seed)
+        found = _jointly_misread_cells(record)
+        if found:
+            break
+    assert found, "no game offers two cells that explain a finding only together"
+    doubts = {cell: {misread.category: 0.6, truth.category: 0.4} for cell, truth, misread in found}
+    reading = garden_reading(record, doubts)
+    assert all(reading.garden.decoration(cell) is misread for cell, _, misread in found)
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    assert any(" and cell " in change for change in decoded.changes)
