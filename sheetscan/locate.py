@@ -43,6 +43,13 @@ class SheetLocation:
     alignment_error_px: float
     px_per_mm: float
 
+    def scaled(self, factor: float) -> "SheetLocation":
+        """The same sheet in a copy of the photo ``factor`` times as large (pixel centres kept)."""
+        shift = (factor - 1) / 2
+        enlarge = np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+        return SheetLocation(enlarge @ self.homography, self.marker_ids, self.alignment_error_px * factor,
+                             self.px_per_mm * factor)
+
     def page_corners(self, layout: Layout) -> np.ndarray:
         """The page's 4 corners (clockwise from the top left) in photo pixels."""
         width, height = layout.page_mm

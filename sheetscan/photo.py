@@ -55,15 +55,16 @@ def _open_with_pillow(path: Path) -> np.ndarray:
         raise InputFileError(str(path), "not an image (or a damaged one)") from None
 
 
-def load_photo(path: str | Path) -> Photo:
-    """Decode a photo in grey; raise InputFileError naming the file when it cannot be."""
+def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
+    """Decode a photo in grey, a JPEG at 1/``reduction`` of its size (1, 2 or 4; default: by
+    its size); raise InputFileError naming the file when it cannot be."""
     path = Path(path)
     if not path.exists():
         raise InputFileError(str(path), "no such file")
     if path.is_dir():
         raise InputFileError(str(path), "is a folder, not a photo")
     if path.suffix.lower() not in HEIC_SUFFIXES:
-        factor = _reduction(path)
+        factor = reduction or _reduction(path)
         gray = cv2.imread(str(path), REDUCED_FLAGS[factor])  # applies EXIF orientation
         if gray is not None:
             return Photo(gray, float(factor))

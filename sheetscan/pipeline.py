@@ -16,7 +16,7 @@ from .boxes import BoxReading, load_box_models, read_boxes
 from .decode import DecodedSheet, decode_sheet
 from .errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from .layout import Layout, load_layout
-from .locate import SheetLocation, locate_sheets
+from .locate import Located, SheetLocation, locate_sheets
 from .overlay import draw_cells, draw_markers, draw_water
 from .photo import Photo, load_photo
 from .read import GardenReading, load_cell_models, read_garden
@@ -28,6 +28,10 @@ DARK_PAPER = 60  # the paper's median grey below which a sheet is too dark to re
 DARK_PHOTO = 35  # a photo this dark overall is reported as too dark, not as holding no sheet
 BLURRED_PHOTO = 4.0  # variance of the Laplacian of a small copy below which a photo is blurred
 QUALITY_LONG_SIDE = 800  # size of the small copy used for the quality checks
+# A photo decoded at a reduced size (photo.py) is decoded again finer when a sheet in it has
+# fewer pixels per mm than this: a table photo's sheets are small. Bench phone photos read well
+# down to about 3 px/mm; the canonical image has 5.
+MIN_SHEET_PX_PER_MM = 3.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,20 @@ def _explain_no_sheet(photo: Photo) -> SheetscanError:
     return NoSheetError("no sheet found (none of its corner markers is visible)")
 
 
+def _finer_if_small(path: str | Path, photo: Photo, located: Located) -> tuple[Photo, Located]:
+    """The photo decoded at the least reduction that gives every sheet MIN_SHEET_PX_PER_MM
+    (or at full size), with the sheets' locations carried over; as it is if they have it."""
+    smallest = min(sheet.px_per_mm for sheet in located.sheets)
+    reduction = int(photo.scale)
+    while reduction > 1 and smallest * photo.scale / reduction < MIN_SHEET_PX_PER_MM:
+        reduction //= 2
+    if reduction == photo.scale:
+        return photo, located
+    finer = load_photo(path, reduction)
+    factor = photo.scale / finer.scale
+    return finer, Located(tuple(sheet.scaled(factor) for sheet in located.sheets), located.partial)
+
+
 def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
                debug: Debug, number: int) -> SheetResult:
     canonical = rectify(gray, location, layout)
@@ -109,6 +127,8 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         load_box_models()
         photo = load_photo(path)
         located = locate_sheets(photo.gray, layout)
+        if located.sheets:
+            photo, located = _finer_if_small(path, photo, located)
         debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))
         if not located.sheets:
             raise _explain_no_sheet(photo)

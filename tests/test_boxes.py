@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from networks import random_net
 
 from sheetscan.boxes import (
     NUMBER_CLASSES,
@@ -13,7 +14,7 @@ from sheetscan.boxes import (
     turn_candidates,
     turn_labels,
 )
-from sheetscan.cnn import SMALL, CellNet, head_classes, head_slices
+from sheetscan.cnn import head_classes, head_slices
 from sheetscan.garden import Turn, TurnKind
 from sheetscan.gardenfile import turn_to_dict
 from sheetscan.layout import load_layout
@@ -55,13 +56,7 @@ def test_a_turn_box_survives_labels_and_candidates(turn):
 def test_multi_head_network_gives_a_distribution_per_head():
     rng = np.random.default_rng(0)
     shape = (16, 24)
-    convolutions = tuple((rng.normal(0, 0.3, (cout, cin, 3, 3)).astype(np.float32), np.zeros(cout, np.float32))
-                         for cin, cout in zip(SMALL.channels[:-1], SMALL.channels[1:], strict=True))
-    flat = SMALL.channels[-1] * (shape[0] // 8) * (shape[1] // 8)
-    hidden = SMALL.hidden
-    net = CellNet(convolutions, (rng.normal(0, 0.1, (hidden, flat)).astype(np.float32), np.zeros(hidden, np.float32)),
-                  (rng.normal(0, 1, (len(NUMBER_CLASSES), hidden)).astype(np.float32),
-                   np.zeros(len(NUMBER_CLASSES), np.float32)), NUMBER_CLASSES)
+    net = random_net(rng, shape, NUMBER_CLASSES)
     heads = net.head_probabilities(rng.random((5, *shape), dtype=np.float32))
     assert list(heads) == ["sign", "tens", "units"]
     for head, p in heads.items():

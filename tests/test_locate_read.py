@@ -6,12 +6,14 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
+from networks import random_net
 
 from sheetscan.cnn import CellNet
 from sheetscan.errors import InputFileError
 from sheetscan.layout import load_layout
 from sheetscan.locate import locate_sheets
 from sheetscan.photo import load_photo
+from sheetscan.pipeline import MIN_SHEET_PX_PER_MM, read_photo
 from sheetscan.read import decode_water
 from sheetscan.rectify import rectify
 from sheetscan.synth import synth_photo
@@ -91,14 +93,6 @@ def reference_logits(net: CellNet, patches: np.ndarray) -> np.ndarray:
     return x @ net.output[0].T + net.output[1]
 
 
-def random_net(rng, shape: tuple[int, int], classes: tuple[str, ...]) -> CellNet:
-    convolutions = tuple((rng.normal(0, 0.5, (out, c, 3, 3)).astype(np.float32), rng.normal(0, 0.1, out).astype(np.float32))
-                         for c, out in ((1, 4), (4, 6), (6, 8)))
-    flat = 8 * (shape[0] // 8) * (shape[1] // 8)
-    return CellNet(convolutions, (rng.normal(0, 0.1, (16, flat)).astype(np.float32), np.zeros(16, np.float32)),
-                   (rng.normal(0, 1, (len(classes), 16)).astype(np.float32), np.zeros(len(classes), np.float32)), classes)
-
-
 @pytest.mark.parametrize("shape", [(48, 48), (48, 104), (32, 24)])
 def test_the_opencv_network_computes_the_direct_sum(shape):
     rng = np.random.default_rng(0)
@@ -150,3 +144,24 @@ def test_bad_photos_name_the_file(tmp_path):
         load_photo(tmp_path / "notes.jpg")
     with pytest.raises(InputFileError, match="no such file"):
         load_photo(tmp_path / "absent.jpg")
+
+
+def test_small_sheets_of_a_large_photo_are_read_from_a_finer_decode(tmp_path):
+    photo = synth_photo(0, 36, "phone", 3, megapixels=8)
+    path = tmp_path / "table.jpg"
+    path.write_bytes(photo.jpeg)
+    layout = load_layout()
+    reduced, full = load_photo(path), load_photo(path, reduction=1)
+    assert reduced.scale == 2 and full.scale == 1
+    from_reduced = locate_sheets(reduced.gray, layout).sheets
+    from_full = locate_sheets(full.gray, layout).sheets
+    assert len(from_reduced) == len(from_full) == 3
+    for small, large in zip(from_reduced, from_full, strict=True):
+        scaled = small.scaled(2.0)
+        assert np.abs(scaled.page_corners(layout) - large.page_corners(layout)).max() < 3
+        assert abs(scaled.px_per_mm / large.px_per_mm - 1) < 0.02
+    assert min(s.px_per_mm for s in from_reduced) < MIN_SHEET_PX_PER_MM  # so the reader decodes again
+    result = read_photo(path)
+    assert [round(s.location.px_per_mm, 1) for s in result.sheets] == [round(s.px_per_mm, 1) for s in from_full]
+    for sheet in result.sheets:  # in the original photo's pixels, as the truth is
+        assert min(np.abs(sheet.corners - np.array(t["corners"])).max() for t in photo.truth["sheets"]) < 6
