@@ -31,7 +31,7 @@ app.add_typer(bench_app, name="bench")
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]
 PhotosArgument = Annotated[List[Path], typer.Argument(help="Photos of sheets (JPEG, PNG, HEIC) or folders of them.")]
-JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once (default: the cores).")]
+JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:

@@ -43,10 +43,19 @@ def _start_worker() -> None:
 
 def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
                 debug_folder: Path | None = None) -> Iterator[PhotoResult]:
-    """Read ``paths`` with ``jobs`` processes, yielding each photo's result in the given order."""
+    """Read ``paths`` with ``jobs`` processes, yielding each photo's result in the given order.
+
+    A job is one core: a single job reads in this process on one thread; a lone photo is read
+    here too, its jobs' cores serving as OpenCV's threads.
+    """
     if jobs <= 1 or len(paths) <= 1:
-        for path in paths:
-            yield read_photo(path, rules, debug_folder)
+        threads = cv2.getNumThreads()
+        cv2.setNumThreads(max(jobs, 1))
+        try:
+            for path in paths:
+                yield read_photo(path, rules, debug_folder)
+        finally:
+            cv2.setNumThreads(threads)
         return
     saved = {name: os.environ.get(name) for name in SINGLE_THREAD_ENVIRONMENT}
     os.environ.update(SINGLE_THREAD_ENVIRONMENT)  # read by the fresh ("spawn") workers as they start

@@ -129,3 +129,20 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     table = json.loads(result.stdout.strip().splitlines()[-1])
     assert table["sheets"] == 2 and table["sheets_found"] == 1.0 and table["sheets_invented"] == 0
     assert table["jobs"] == 2 and table["sheets_per_second_one_job"] > 0 and table["sheets_per_second_all_jobs"] > 0
+
+
+def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
+    from sheetscan.batch import read_photos
+
+    (tmp_path / "a.jpg").write_text("not a photo")
+    (tmp_path / "b.jpg").write_text("nor this")
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        results = read_photos([tmp_path / "a.jpg", tmp_path / "b.jpg"], jobs=1)
+        first = next(results)
+        assert cv2.getNumThreads() == 1 and first.error is not None
+        assert next(results).path.endswith("b.jpg") and next(results, None) is None
+        assert cv2.getNumThreads() == 2
+    finally:
+        cv2.setNumThreads(threads)
