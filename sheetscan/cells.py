@@ -18,7 +18,8 @@ WATER_MARGIN = 0.25  # water needs context: the neighbours' outlines along the s
 PATCH_PX = 48  # decoration patches are PATCH_PX x PATCH_PX
 WATER_PATCH_PX = 64  # water patches are larger: outlines run close to the grid lines
 COARSE_PX = 12  # side of the coarse ink map appended to the HOG features
-PAPER_PERCENTILE = 90  # the paper's brightness around a cell
+PAPER_PERCENTILE = 90  # the paper's brightness in a box (boxes are small: one level serves)
+PAPER_WINDOW_CELLS = 0.5  # a garden pixel's paper: the brightest within half a cell
 _HOG = cv2.HOGDescriptor((PATCH_PX, PATCH_PX), (16, 16), (8, 8), (8, 8), 9)
 
 
@@ -26,6 +27,17 @@ def ink_map(gray: np.ndarray) -> np.ndarray:
     """(h, w) float32 ink, 0 on paper to 1 on full ink, relative to the image's paper."""
     paper = max(float(np.percentile(gray[::4, ::4], PAPER_PERCENTILE)), 1.0)
     return np.clip((paper - gray.astype(np.float32)) * (1 / paper), 0, 1)
+
+
+def local_ink_map(gray: np.ndarray, window_px: int) -> np.ndarray:
+    """(h, w) float32 ink, 0 on paper to 1 on full ink, relative to the paper around each pixel:
+    its brightest within ``window_px`` (wider than any stroke), smoothed. Light that varies
+    across the sheet (a glare in one corner, a shadow) cancels, as one paper level cannot."""
+    kernel = np.ones((window_px, window_px), np.uint8)
+    brightest = cv2.dilate(cv2.medianBlur(gray, 3), kernel)  # the median first: noise is not paper
+    paper = cv2.blur(brightest.astype(np.float32), (window_px, window_px))
+    paper = np.maximum(paper, 1.0)
+    return np.clip((paper - gray.astype(np.float32)) / paper, 0, 1)
 
 
 def garden_patches(canonical: np.ndarray, margin: float, size: int = PATCH_PX, layout: Layout | None = None,
@@ -43,8 +55,8 @@ def garden_patches(canonical: np.ndarray, margin: float, size: int = PATCH_PX, l
     affine = np.array([[factor, 0, -x0 * factor], [0, factor, -y0 * factor]], np.float32)
     out = int(np.ceil(side * factor))
     scaled = cv2.warpAffine(canonical, affine, (out, out), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    ink = ink_map(scaled)
     step = cell_px * factor
+    ink = local_ink_map(scaled, int(round(PAPER_WINDOW_CELLS * step)))
     start = 2 * factor  # the patch of cell (r, c) starts at the cell's corner less the margin
     patches = np.empty((GRID_SIZE * GRID_SIZE, size, size), np.float32)
     for index in range(GRID_SIZE * GRID_SIZE):

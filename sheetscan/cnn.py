@@ -40,12 +40,17 @@ class CellNet:
     hidden: tuple[np.ndarray, np.ndarray]  # ((hidden, flat), (hidden,))
     output: tuple[np.ndarray, np.ndarray]  # ((K, hidden), (K,))
     classes: tuple[str, ...]
+    # Each class's softmax temperature (its head's), fitted on unseen photos so that the
+    # probabilities the decoder weighs are calibrated; None: 1 (as trained)
+    temperature: np.ndarray | None = None
     # OpenCV networks built from the weights, one per patch shape: made on first use
     _runners: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
         logits = self.logits(patches)
+        if self.temperature is not None:
+            logits = logits / self.temperature
         out = np.empty_like(logits)
         for part in head_slices(self.classes).values():
             exp = np.exp(logits[:, part] - logits[:, part].max(axis=1, keepdims=True))
@@ -76,6 +81,8 @@ class CellNet:
         arrays = {f"{prefix}_classes": np.array(self.classes)}
         for i, (weight, bias) in enumerate((*self.convolutions, self.hidden, self.output)):
             arrays[f"{prefix}_w{i}"], arrays[f"{prefix}_b{i}"] = weight, bias
+        if self.temperature is not None:
+            arrays[f"{prefix}_temperature"] = self.temperature
         return arrays
 
     @classmethod
@@ -83,7 +90,8 @@ class CellNet:
         layers = [(arrays[f"{prefix}_w{i}"].astype(np.float32), arrays[f"{prefix}_b{i}"].astype(np.float32))
                   for i in range(CONVOLUTIONS + 2)]
         classes = tuple(str(c) for c in arrays[f"{prefix}_classes"])
-        return cls(tuple(layers[:CONVOLUTIONS]), layers[-2], layers[-1], classes)
+        temperature = arrays[f"{prefix}_temperature"].astype(np.float32) if f"{prefix}_temperature" in arrays else None
+        return cls(tuple(layers[:CONVOLUTIONS]), layers[-2], layers[-1], classes, temperature)
 
 
 def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> tuple[dict[str, CellNet], dict]:

@@ -62,13 +62,14 @@ def _ratio_cost(best: float, chosen: float) -> float:
 
 
 def _cell_moves(reading: GardenReading) -> list[Move]:
-    """Runner-up decorations and the other terrain of each cell, where plausible."""
+    """Every other plausible decoration of each cell (an erased drawing may be read as anything,
+    so not only the runner-up), and its other terrain."""
     moves = []
     probabilities, water = reading.decoration_probabilities, reading.water_probability
     for cell in ALL_CELLS:
         p = probabilities[cell]
         best = int(np.argmax(p))
-        for other in np.argsort(p)[::-1][1:3]:
+        for other in np.argsort(p)[::-1][1:]:
             cost = _ratio_cost(p[best], p[other])
             if cost < MAX_MOVE_COST:
                 decoration, late = decoration_of_class(int(other))

@@ -165,3 +165,18 @@ def test_small_sheets_of_a_large_photo_are_read_from_a_finer_decode(tmp_path):
     assert [round(s.location.px_per_mm, 1) for s in result.sheets] == [round(s.px_per_mm, 1) for s in from_full]
     for sheet in result.sheets:  # in the original photo's pixels, as the truth is
         assert min(np.abs(sheet.corners - np.array(t["corners"])).max() for t in photo.truth["sheets"]) < 6
+
+
+def test_ink_is_measured_against_the_paper_around_it_so_a_glare_cancels():
+    from sheetscan.cells import ink_map, local_ink_map
+
+    paper = np.tile(np.linspace(140, 250, 400), (100, 1))  # a glare brightens the right side
+    gray = paper.copy()
+    for x in (50, 350):  # the same pencil stroke, 40% darker than its paper, at both ends
+        gray[20:80, x : x + 3] *= 0.6
+    gray = gray.astype(np.uint8)
+    local = local_ink_map(gray, window_px=24)
+    assert abs(local[50, 51] - 0.4) < 0.05 and abs(local[50, 351] - 0.4) < 0.05
+    assert local[50, 200] < 0.03  # bare paper, even mid-gradient
+    one_level = ink_map(gray)  # one paper level for the whole image: the dim side reads darker
+    assert one_level[50, 51] - one_level[50, 351] > 0.15

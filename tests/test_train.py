@@ -1,10 +1,12 @@
 """Training: the numpy network computes what PyTorch trained; no PyTorch gives a clear error."""
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from sheetscan.cnn import CellNet
 from sheetscan.errors import SheetscanError
 
 
@@ -55,3 +57,33 @@ def test_training_without_pytorch_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(SheetscanError, match="pip install torch"):
         _torch()
+
+
+def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
+    from networks import random_net
+
+    from sheetscan.train import fit_temperatures, head_accuracies
+
+    rng = np.random.default_rng(5)
+    classes = ("colour:red", "colour:green", "colour:blue", "size:small", "size:large")
+    net = random_net(rng, (16, 16), classes)
+    patches = rng.random((4000, 16, 16), dtype=np.float32)
+    logits = net.logits(patches)
+    drawn = {"colour": 2.5, "size": 0.5}
+    labels = []
+    for part, temperature in ((slice(0, 3), drawn["colour"]), (slice(3, 5), drawn["size"])):
+        p = np.exp(logits[:, part] / temperature)
+        p /= p.sum(axis=1, keepdims=True)
+        labels.append([rng.choice(len(row), p=row) for row in p])
+    labels = np.array(labels).T
+    labels[::3, 1] = -1  # "size" does not apply to every sample
+    temperature = fit_temperatures(net, patches, labels)
+    assert temperature[0] == temperature[1] == temperature[2] and temperature[3] == temperature[4]
+    assert abs(temperature[0] / drawn["colour"] - 1) < 0.2 and abs(temperature[3] / drawn["size"] - 1) < 0.2
+    calibrated = replace(net, temperature=temperature)
+    assert np.allclose(calibrated.probabilities(patches[:3])[:, :3].sum(axis=1), 1)
+    assert np.abs(calibrated.probabilities(patches[:3]) - net.probabilities(patches[:3])).max() > 0.01
+    saved = CellNet.from_arrays(calibrated.arrays("net"), "net")
+    assert np.array_equal(saved.temperature, temperature) and CellNet.from_arrays(net.arrays("n"), "n").temperature is None
+    accuracies = head_accuracies(calibrated, patches, labels)
+    assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
