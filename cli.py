@@ -103,14 +103,16 @@ def rescore(
 
 
 
-def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None):
-    """Each photo's result in the given order, with a progress bar on a terminal's stderr for a batch."""
+def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None,
+                keep_images: bool = False):
+    """Each photo's result in the given order, with a progress bar on a terminal's stderr for a
+    batch; the sheets' rectified images only if ``keep_images`` (for overlays)."""
     from sheetscan.batch import default_jobs, expand_inputs, read_photos
 
     paths = expand_inputs(photos)
     if not paths:
         _fail("no photos found in " + ", ".join(map(str, photos)))
-    results = read_photos(paths, rules, jobs or default_jobs(), debug)
+    results = read_photos(paths, rules, jobs or default_jobs(), debug, keep_images)
     if len(paths) == 1 or not sys.stderr.isatty():  # a bar is for people watching, not for logs
         yield from results
         return
@@ -189,7 +191,8 @@ def audit_command(
     inputs = {path.resolve() for path in photos}
     overlay = _output_folder(overlay)
     save = (lambda result: write_audit_pictures(result, overlay, inputs)) if overlay else None
-    _report_photos(_read_batch(photos, _rules(rule), jobs), as_json, audit=True, on_result=save)
+    _report_photos(_read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay)), as_json, audit=True,
+                   on_result=save)
 
 
 @app.command("table")
@@ -219,7 +222,7 @@ def table_command(
     if csv_file and (csv_file.is_dir() or csv_file.resolve() in inputs):
         _fail(f"{csv_file}: cannot write the table there (a folder, or one of the photos)")
     sheets, worst = [], ExitCode.ok
-    for result in _read_batch(photos, _rules(rule), jobs):
+    for result in _read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay)):
         worst = max(worst, _report_error(result))
         if result.partial_sheets:
             typer.echo(f"sheetscan: {result.path}: {result.partial_sheets} sheet(s) seen only in part: not read", err=True)

@@ -42,8 +42,10 @@ def _start_worker() -> None:
 
 
 def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
-                debug_folder: Path | None = None) -> Iterator[PhotoResult]:
-    """Read ``paths`` with ``jobs`` processes, yielding each photo's result in the given order.
+                debug_folder: Path | None = None, keep_images: bool = True) -> Iterator[PhotoResult]:
+    """Read ``paths`` with ``jobs`` processes, yielding each photo's result in the given order
+    (without the sheets' rectified images unless ``keep_images``: they are most of what a
+    worker sends back, and of what a long batch holds).
 
     A job is one core: a single job reads in this process on one thread; a lone photo is read
     here too, its jobs' cores serving as OpenCV's threads.
@@ -53,7 +55,7 @@ def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
         cv2.setNumThreads(max(jobs, 1))
         try:
             for path in paths:
-                yield read_photo(path, rules, debug_folder)
+                yield read_photo(path, rules, debug_folder, keep_images)
         finally:
             cv2.setNumThreads(threads)
         return
@@ -62,7 +64,8 @@ def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
     try:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context, initializer=_start_worker) as pool:
-            yield from pool.map(read_photo, paths, [rules] * len(paths), [debug_folder] * len(paths))
+            yield from pool.map(read_photo, paths, [rules] * len(paths), [debug_folder] * len(paths),
+                                [keep_images] * len(paths))
     finally:
         for name, value in saved.items():
             if value is None:

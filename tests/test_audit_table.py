@@ -146,3 +146,13 @@ def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
         assert cv2.getNumThreads() == 2
     finally:
         cv2.setNumThreads(threads)
+
+
+def test_results_carry_the_rectified_sheets_only_when_pictures_are_wanted():
+    from sheetscan.batch import read_photos
+
+    photo = SAMPLES / "table" / "0000.jpg"
+    with_images, without = (next(read_photos([photo], jobs=1, keep_images=keep)) for keep in (True, False))
+    assert all(sheet.canonical is not None for sheet in with_images.sheets)
+    assert all(sheet.canonical is None for sheet in without.sheets)
+    assert [s.score for s in with_images.sheets] == [s.score for s in without.sheets]

@@ -82,7 +82,7 @@ def test_an_unlikely_runner_up_never_explains_a_finding_away():
     assert decoded.findings  # the sheet now contradicts itself, and says so
 
 
-def test_a_faithfully_added_total_is_not_counted_as_a_second_mistake():
+def test_the_total_is_never_a_mistake_of_its_own():
     record = honest_game(2)
     wrong = {**record.written, "moss": record.written["moss"] + 1, "total": record.written["total"] + 1}
     findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, wrong),
@@ -91,7 +91,11 @@ def test_a_faithfully_added_total_is_not_counted_as_a_second_mistake():
     unfaithful = {**record.written, "total": record.written["total"] + 1}
     findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, unfaithful),
                      score(record.garden))
-    assert sheet_cost(findings) == 2 * FINDING_COST  # the total differs, and does not add up
+    assert len(findings) == 2 and sheet_cost(findings) == FINDING_COST  # one wrong sum, found twice
+    misread = {**record.written, "moss": record.written["moss"] + 1}  # the sum breaks, the total stands
+    findings = audit(SheetRecord(record.garden, record.turns, record.bonsai_pruned, record.ponds_marked, misread),
+                     score(record.garden))
+    assert len(findings) == 2 and sheet_cost(findings) == 2 * FINDING_COST
 
 
 def _jointly_misread_cells(record: SheetRecord):
