@@ -28,7 +28,7 @@ from .boxes import BoxReading, Candidate
 from .garden import ALL_CELLS, SheetRecord, turn_text
 from .read import DECORATION_CLASSES, GardenReading, decoration_of_class
 from .rules import DEFAULT_DICE_FACES, Decoration, RuleSet
-from .score import score
+from .score import Score, score
 
 # A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
 # number about once in 250. Chosen on validation photos (bench seeds 77 and 78, 400 sheets, none
@@ -52,9 +52,10 @@ class Move:
 
 @dataclass(frozen=True)
 class DecodedSheet:
-    """The decoded record, its findings and the readings the decoder changed, with why."""
+    """The decoded record, its score and findings, and the readings the decoder changed, with why."""
 
     record: SheetRecord
+    score: Score  # of the record's garden
     findings: tuple[Finding, ...]
     changes: tuple[str, ...]
 
@@ -221,4 +222,4 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
         findings = after
         targets = {move.target for move in change}
         moves = [m for m in moves if m.target not in targets]
-    return DecodedSheet(record, tuple(findings), tuple(changes))
+    return DecodedSheet(record, scores(record.garden), tuple(findings), tuple(changes))

@@ -22,7 +22,7 @@ from .photo import Photo, load_photo
 from .read import GardenReading, load_cell_models, read_garden
 from .rectify import crop, rectify
 from .rules import RuleSet
-from .score import Score, score
+from .score import Score
 
 DARK_PAPER = 60  # the paper's median grey below which a sheet is too dark to read
 DARK_PHOTO = 35  # a photo this dark overall is reported as too dark, not as holding no sheet
@@ -57,12 +57,15 @@ class SheetResult:
     canonical: np.ndarray | None  # the rectified sheet, (h, w) uint8; None if no picture was wanted
     reading: GardenReading  # the cell networks' view, before the decoder
     boxes: BoxReading
-    decoded: DecodedSheet  # the record that best fits the readings and the rules, its findings
-    score: Score  # of the decoded garden
+    decoded: DecodedSheet  # the record that best fits the readings and the rules, its score and findings
 
     @property
     def garden(self):
         return self.decoded.record.garden
+
+    @property
+    def score(self) -> Score:
+        return self.decoded.score
 
 
 @dataclass(frozen=True)
@@ -103,19 +106,17 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
                debug: Debug, number: int, keep_image: bool = True) -> SheetResult:
     canonical = rectify(gray, location, layout)
     debug.save(f"sheet{number}-1-rectified", lambda: canonical)
-    garden = layout.region("garden")
-    paper = np.median(crop(canonical, garden))
+    paper = np.median(crop(canonical, layout.region("garden")))
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout)
     boxes = read_boxes(canonical, layout)
     decoded = decode_sheet(reading, boxes, rules)
-    garden = decoded.record.garden
-    garden_score = score(garden, rules)
+    garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
-                       boxes, decoded, garden_score)
+                       boxes, decoded)
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,
