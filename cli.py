@@ -32,6 +32,7 @@ RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]
 PhotosArgument = Annotated[List[Path], typer.Argument(help="Photos of sheets (JPEG, PNG, HEIC) or folders of them.")]
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
+PhotoLinesOption = Annotated[bool, typer.Option("--json", help="One JSON object per photo, one per line.")]
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:
@@ -101,8 +102,6 @@ def rescore(
         raise typer.Exit(int(ExitCode.bad_input))
 
 
-
-
 def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None,
                 keep_images: bool = False):
     """Each photo's result in the given order, with a progress bar on a terminal's stderr for a
@@ -157,7 +156,7 @@ def _report_photos(results, as_json: bool, audit: bool, on_result=None) -> None:
 @app.command("score")
 def score_command(
     photos: PhotosArgument,
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
+    as_json: PhotoLinesOption = False,
     debug: Optional[Path] = typer.Option(None, "--debug", help="Write a picture of each stage into this folder."),
     rule: RuleOption = None,
     jobs: JobsOption = None,
@@ -174,7 +173,7 @@ def score_command(
 @app.command("audit")
 def audit_command(
     photos: PhotosArgument,
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per photo, one per line."),
+    as_json: PhotoLinesOption = False,
     overlay: Optional[Path] = typer.Option(None, "--overlay", help="Write each sheet's annotated picture into this folder."),
     rule: RuleOption = None,
     jobs: JobsOption = None,

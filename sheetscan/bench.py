@@ -9,16 +9,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Mapping
 
 import cv2
 import numpy as np
 
 from .audit import audit
 from .gardenfile import garden_to_dict, record_to_dict
-from .rules import MAX_PRUNINGS
 from .score import score
 from .simulate import play_game
 from .synth import synth_photo
+from .table import Player, rank, winners
 
 # The floor a rescore run cannot beat: start Python and parse the same JSON files.
 REFERENCE_SCRIPT = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p))"
@@ -278,10 +279,10 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
     }
 
 
-def _winners(entries: list[tuple[int, int]]) -> set[int]:
-    """Indices of the winners of (total, leaves left) entries: the tie-break of table.rank."""
-    best = max(entries)
-    return {i for i, entry in enumerate(entries) if entry == best}
+def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
+    """Indices of the winners among (breakdown, bonsai leaves pruned) sheets, by table.rank."""
+    players = [Player(str(index), "", index, breakdown, pruned, ()) for index, (breakdown, pruned) in enumerate(sheets)]
+    return {player.sheet for player in winners(rank(players))}
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None) -> dict:
@@ -313,9 +314,9 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
         totals["exact_total"] += sum(sheet.score.total == t["score"]["total"] for t, sheet in pairs)
         totals["tables"] += 1
         if len(pairs) == len(truth["sheets"]):
-            true_entries = [(t["score"]["total"], MAX_PRUNINGS - t["bonsai_pruned"]) for t, _ in pairs]
-            read_entries = [(s.score.total, MAX_PRUNINGS - s.decoded.record.bonsai_pruned) for _, s in pairs]
-            totals["right_winner"] += _winners(read_entries) == _winners(true_entries)
+            truth_sheets = [(t["score"], t["bonsai_pruned"]) for t, _ in pairs]
+            read_sheets = [(s.score.breakdown, s.decoded.record.bonsai_pruned) for _, s in pairs]
+            totals["right_winner"] += _winning_sheets(read_sheets) == _winning_sheets(truth_sheets)
     sheets_read = totals["found"] + totals["invented"]
     one, many = sheets_read / timings["one_job"], sheets_read / timings["all_jobs"]
     return {

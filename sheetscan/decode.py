@@ -36,7 +36,7 @@ from .score import Score, score
 # (196 of 201); the readers' tails are still overconfident after calibration.
 FINDING_COST = 5.5
 MAX_MOVE_COST = 6.0  # a runner-up less than e^-6 (1/400) as likely never explains a finding away
-MAX_ROUNDS = 12  # each round takes the single best change
+MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
 

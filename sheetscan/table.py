@@ -49,14 +49,18 @@ def _order(player: Player) -> tuple[int, int]:
 
 def rank(players: list[Player]) -> list[Standing]:
     """Players by total, then by unpruned bonsai leaves; a tie on both shares the place."""
-    key = _order
-    ordered = sorted(players, key=key)
-    ties = Counter(key(p) for p in ordered)
+    ordered = sorted(players, key=_order)
+    ties = Counter(_order(p) for p in ordered)
     standings = []
     for index, player in enumerate(ordered):
-        place = index + 1 if index == 0 or key(ordered[index - 1]) != key(player) else standings[-1].place
-        standings.append(Standing(place, ties[key(player)] > 1, player))
+        place = index + 1 if index == 0 or _order(ordered[index - 1]) != _order(player) else standings[-1].place
+        standings.append(Standing(place, ties[_order(player)] > 1, player))
     return standings
+
+
+def winners(standings: list[Standing]) -> list[Player]:
+    """The players in first place (more than one when they tie on total and leaves)."""
+    return [s.player for s in standings if s.place == 1]
 
 
 def name_players(sheets: list[tuple[str, int]], names: list[str]) -> list[str]:
@@ -83,8 +87,7 @@ def standing_to_dict(standing: Standing) -> dict:
 
 def table_to_dict(standings: list[Standing]) -> dict:
     """The table's JSON: standings, the winners, and the solo rank for a lone sheet."""
-    winners = [s.player.name for s in standings if s.place == 1]
-    return {"standings": [standing_to_dict(s) for s in standings], "winners": winners,
+    return {"standings": [standing_to_dict(s) for s in standings], "winners": [p.name for p in winners(standings)],
             "solo_rank": solo_rank(standings[0].player.total) if len(standings) == 1 else None}
 
 
@@ -98,13 +101,13 @@ def table_text(standings: list[Standing]) -> str:
         place = f"{s.place}{'=' if s.shared else ''}"
         lines.append(f"{place:<6}{p.name[:23]:<24}{p.total:>6}{p.leaves_left:>7}  "
                      + " ".join(f"{p.breakdown[c]:>6}" for c in CATEGORIES[:-1]) + f"  {findings_summary(p.findings)}")
-    winners = [s.player.name for s in standings if s.place == 1]
+    first = [p.name for p in winners(standings)]
     if len(standings) == 1:
         lines.append(f"solo rank: {solo_rank(standings[0].player.total)}")
-    elif len(winners) > 1:
-        lines.append("shared victory: " + ", ".join(winners) + " (same total and unpruned leaves)")
+    elif len(first) > 1:
+        lines.append("shared victory: " + ", ".join(first) + " (same total and unpruned leaves)")
     else:
-        lines.append(f"winner: {winners[0]}")
+        lines.append(f"winner: {first[0]}")
     return "\n".join(lines)
 
 
