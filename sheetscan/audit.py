@@ -192,6 +192,12 @@ def turn_log_findings(
     dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES,
 ) -> list[Finding]:
     """Whether the garden can be explained by its turn log, turn by turn."""
+    return list(_turn_log_findings(garden, turns, tuple(sorted(dice_faces.items()))))
+
+
+@lru_cache(maxsize=4096)  # the decoder audits many records that share a garden and a turn log
+def _turn_log_findings(garden: Garden, turns: tuple[Turn, ...], faces: tuple[tuple[int, Decoration], ...]) -> tuple[Finding, ...]:
+    dice_faces = dict(faces)
     findings = []
     draws = sum(turn.kind is TurnKind.DRAW for turn in turns)
     prunings = [i for i, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE]
@@ -241,7 +247,7 @@ def turn_log_findings(
                 unexplained,
             )
         )
-    return findings
+    return tuple(findings)
 
 
 def _dot_findings(garden: Garden, slots: list[_Slot], matching: dict[int, Cell]) -> list[Finding]:

@@ -1,13 +1,14 @@
 """The decoder: readings judged together with the rules, changes said, player mistakes kept."""
 
 import itertools
+import math
 from dataclasses import replace
 
 import pytest
 from readings import box_reading, garden_reading
 
 from sheetscan.audit import audit
-from sheetscan.decode import FINDING_COST, decode_sheet, sheet_cost
+from sheetscan.decode import FINDING_COST, MAX_MOVE_COST, decode_sheet, sheet_cost
 from sheetscan.garden import SheetRecord
 from sheetscan.rules import Decoration
 from sheetscan.score import score
@@ -73,13 +74,35 @@ def test_a_doubtful_written_number_takes_the_reading_the_rules_give():
     assert any(c.startswith(f"written total read as {misread}") for c in decoded.changes)
 
 
+def _confident_misreading(record: SheetRecord, cost: float):
+    """A cell misread with its truth as a runner-up exp(-cost) as likely, and the reading."""
+    cell, truth, misread = _swap_target(record)
+    runner_up = math.exp(-cost) / (1 + math.exp(-cost))
+    return cell, misread, garden_reading(record, {cell: {misread.category: 1 - runner_up, truth.category: runner_up}})
+
+
 def test_an_unlikely_runner_up_never_explains_a_finding_away():
     record = honest_game(4)
-    cell, truth, misread = _swap_target(record)
-    reading = garden_reading(record, {cell: {misread.category: 0.9999, truth.category: 0.0001}})
+    cell, misread, reading = _confident_misreading(record, MAX_MOVE_COST + 1)
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden.decoration(cell) is misread
     assert decoded.findings  # the sheet now contradicts itself, and says so
+
+
+def _mistakes(record: SheetRecord) -> float:
+    return sheet_cost(audit(record, score(record.garden))) / FINDING_COST
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_confident_misreading_is_corrected_where_it_needs_two_mistakes_not_one(seed):
+    record = honest_game(seed)
+    cell, misread, reading = _confident_misreading(record, 1.5 * FINDING_COST)  # dearer than one mistake
+    assert _mistakes(replace(record, garden=reading.garden)) >= 2  # the turn log and the written numbers
+    assert decode_sheet(reading, box_reading(record)).record.garden == record.garden
+    # Written as the misreading scores, only the turn log disagrees: one mistake, kept.
+    agreeing = replace(record, written=score(reading.garden).breakdown)
+    assert _mistakes(replace(agreeing, garden=reading.garden)) == 1
+    assert decode_sheet(reading, box_reading(agreeing)).record.garden.decoration(cell) is misread
 
 
 def test_the_total_is_never_a_mistake_of_its_own():
