@@ -140,22 +140,18 @@ class _Slot:
 def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration], *, use_dots: bool) -> list[_Slot]:
     slots = []
     for index, turn in enumerate(turns):
+        if not turn.dice:
+            continue  # a skipped turn puts nothing in the garden
         late = Season.of_turn(index).is_late
+        cells = cross_cells(turn.location) if turn.kind is TurnKind.DRAW else (turn.cell,)
+        drawn = [(cell, garden.decoration(cell)) for cell in cells]
         for die in turn.dice:
             decoration = dice_faces[die]
-            if turn.kind is TurnKind.DRAW:
-                cells = cross_cells(turn.location)
-            else:
-                cells = [turn.cell]
+            check_dot = use_dots and decoration is Decoration.TREE
             candidates = tuple(
                 cell
-                for cell in cells
-                if garden.decoration(cell) is decoration
-                and not (
-                    use_dots
-                    and decoration is Decoration.TREE
-                    and (cell in garden.tree_late) != late
-                )
+                for cell, there in drawn
+                if there is decoration and not (check_dot and (cell in garden.tree_late) != late)
             )
             slots.append(_Slot(index, decoration, candidates))
     return slots

@@ -185,10 +185,10 @@ def _best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...
     """(gain, change, record, findings) of the change (one or more moves) that most lowers
     the sheet's ``cost``, or None when none does."""
     best = None
-    for change in changes:
+    for change in sorted(changes, key=lambda change: sum(move.cost for move in change)):
         change_cost = sum(move.cost for move in change)
-        if change_cost >= cost:
-            continue  # even clearing every finding would not pay for it
+        if change_cost >= cost - (best[0] if best else 0):
+            break  # even clearing every finding would not pay for it, or beat the best
         candidate = record
         for move in change:
             candidate = move.apply(candidate)
