@@ -420,10 +420,13 @@ def bench_table_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
     jobs: JobsOption = None,
+    repeat: int = typer.Option(2, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
+                               "the fastest counts."),
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
-    and sheets per second with 1 job and with all cores (same photos, same run).
+    and sheets per second with 1 job and with all cores (same photos, same run, the fastest
+    of --repeat reads each).
 
     Example: sheetscan bench table --n 40 --sheets-per-photo 3
     """
@@ -431,8 +434,8 @@ def bench_table_command(
     from sheetscan.batch import default_jobs
 
     jobs = jobs or default_jobs()
-    typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}...", err=True)
-    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs,
+    typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
+    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",

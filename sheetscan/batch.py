@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator
+from functools import partial
+from typing import Callable, Iterable, Iterator, TypeVar
 
 import cv2
 
@@ -18,6 +19,7 @@ from .rules import RuleSet
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".tif", ".tiff", ".bmp", ".webp"}
 # Each worker runs single-threaded: two processes on two cores beat two threads fighting in each.
+T = TypeVar("T")
 SINGLE_THREAD_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
@@ -43,32 +45,53 @@ def _start_worker() -> None:
 
 def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
                 debug_folder: Path | None = None, keep_images: bool = True) -> Iterator[PhotoResult]:
-    """Read ``paths`` with ``jobs`` processes, yielding each photo's result in the given order
+    """Read ``paths`` with ``jobs`` cores, yielding each photo's result in the given order
     (without the sheets' rectified images unless ``keep_images``: they are most of what a
     worker sends back, and of what a long batch holds).
 
-    A job is one core: a single job reads in this process on one thread; a lone photo is read
-    here too, its jobs' cores serving as OpenCV's threads.
+    A job is one core. This process is one of them: it reads on one OpenCV thread, taking the
+    first photo no worker has started, while ``jobs - 1`` worker processes take the rest. It
+    is warm (imported, models loaded) while a worker takes a quarter second to start. A lone
+    photo is read here, its jobs' cores serving as OpenCV's threads.
     """
-    if jobs <= 1 or len(paths) <= 1:
-        threads = cv2.getNumThreads()
-        cv2.setNumThreads(max(jobs, 1))
-        try:
-            for path in paths:
-                yield read_photo(path, rules, debug_folder, keep_images)
-        finally:
-            cv2.setNumThreads(threads)
-        return
+    read = partial(read_photo, rules=rules, debug_folder=debug_folder, keep_images=keep_images)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(jobs if len(paths) == 1 else 1)
+    try:
+        if jobs <= 1 or len(paths) <= 1:
+            yield from map(read, paths)
+        else:
+            yield from _read_with_workers(paths, read, min(jobs, len(paths)) - 1)
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def _read_with_workers(paths: list[Path], read: Callable[[Path], PhotoResult], workers: int) -> Iterator[PhotoResult]:
     saved = {name: os.environ.get(name) for name in SINGLE_THREAD_ENVIRONMENT}
     os.environ.update(SINGLE_THREAD_ENVIRONMENT)  # read by the fresh ("spawn") workers as they start
     try:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(jobs, len(paths)), mp_context=context, initializer=_start_worker) as pool:
-            yield from pool.map(read_photo, paths, [rules] * len(paths), [debug_folder] * len(paths),
-                                [keep_images] * len(paths))
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker) as pool:
+            futures = [pool.submit(read, path) for path in paths]
+            yield from in_order_sharing_work(futures, lambda index: read(paths[index]))
     finally:
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def in_order_sharing_work(futures: list[Future[T]], work_here: Callable[[int], T]) -> Iterator[T]:
+    """The results of ``futures`` in order. While a worker has the next one, this thread does
+    (``work_here(index)``) the first item no worker has started, which it takes from the pool
+    by cancelling its future; so no core waits while work is left."""
+    done_here: dict[int, T] = {}
+    for index, future in enumerate(futures):
+        while index not in done_here and not future.done():
+            # cancel() fails once a worker has the item (a cancelled one stays cancellable: skip those done here)
+            ahead = next((j for j in range(index, len(futures)) if j not in done_here and futures[j].cancel()), None)
+            if ahead is None:
+                break  # the workers have every item left: wait for this one
+            done_here[ahead] = work_here(ahead)
+        yield done_here.pop(index) if index in done_here else future.result()

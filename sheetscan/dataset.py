@@ -14,7 +14,7 @@ from .boxes import number_labels, sheet_box_patches, turn_labels
 from .read import DECORATION_CLASSES, cell_patches
 from .rectify import rectify
 from .rules import CATEGORIES, DECORATION_BY_LETTER, EMPTY_LETTER, MAX_PRUNINGS, WATER_LETTER, Decoration
-from .synth import synth_photo
+from .synth import match_truth, synth_photo
 
 
 def decoration_labels(garden: dict) -> np.ndarray:
@@ -66,40 +66,44 @@ class Samples:
 
 
 def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
-            skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None) -> Samples:
-    """Samples of the synthetic photos ``indices`` of run ``seed``, levels taken in turn.
+            skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
+            sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
+    """Samples of the synthetic photos ``indices`` of run ``seed``; levels and sheets per photo
+    are taken in turn (photo i: ``levels[i % len]``, ``sheets_per_photo[i % len]``).
 
-    Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training);
-    ``scramble`` fills the boxes at random (see synth.scrambled_record); ``megapixels`` fixes
-    the photo size (default: drawn from the level's range).
+    Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training), and
+    so are sheets the locator misses; ``scramble`` fills the boxes at random (see
+    synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
+    level's range).
     """
     layout = load_layout()
     parts: dict[str, list] = {}
     sheets = 0
     for index in indices:
-        photo = synth_photo(index, seed, levels[index % len(levels)], megapixels=megapixels, scramble=scramble)
-        truth = photo.truth["sheets"][0]
-        if truth["style"]["pen"] in skip_pens:
+        photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
+                            megapixels=megapixels, scramble=scramble)
+        if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
-        located = locate_sheets(gray, layout)
-        if len(located.sheets) != 1:
-            continue
-        sheets += 1
-        for name, (patches, labels) in SAMPLERS[kind](rectify(gray, located.sheets[0], layout), layout, truth).items():
-            parts.setdefault(name, []).append((patches, labels, np.full(len(patches), index)))
+        located = locate_sheets(gray, layout).sheets
+        for truth, found in match_truth(photo.truth["sheets"], [sheet.page_corners(layout) for sheet in located]):
+            if truth["style"]["pen"] in skip_pens:
+                continue
+            sheets += 1
+            for name, (patches, labels) in SAMPLERS[kind](rectify(gray, located[found], layout), layout, truth).items():
+                parts.setdefault(name, []).append((patches, labels, np.full(len(patches), index)))
     return Samples(*({name: np.concatenate([p[i] for p in chunks]) for name, chunks in parts.items()} for i in range(3)),
                    sheets)
 
 
 def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
-                     megapixels: float | None = None) -> Samples:
+                     megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
     """``collect`` over ``jobs`` processes; the result does not depend on ``jobs``."""
     chunks = [range(start, count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
-                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs))
+                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs))
     merged = []
     for field in ("patches", "labels", "photos"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])

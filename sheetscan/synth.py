@@ -133,6 +133,19 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     return SynthPhoto(buffer.tobytes(), truth)
 
 
+def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> list[tuple[dict, int]]:
+    """Pairs (truth sheet, index into ``read_corners``) whose page corners (photo pixels) agree
+    within a tenth of the page's diagonal."""
+    pairs = []
+    for truth in truth_sheets:
+        corners = np.array(truth["corners"])
+        size = np.linalg.norm(corners[2] - corners[0])
+        near = [i for i, read in enumerate(read_corners) if np.linalg.norm(read - corners, axis=1).mean() < 0.1 * size]
+        if near:
+            pairs.append((truth, near[0]))
+    return pairs
+
+
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 megapixels: float | None = None) -> Path:
     """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path."""

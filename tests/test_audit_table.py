@@ -3,6 +3,8 @@
 import csv
 import json
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import pytest
@@ -123,12 +125,12 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 2
     for key in ("turn_symbols", "turn_symbols_raw", "marks", "written_numbers", "written_numbers_raw"):
         assert 0.9 <= audit[key] <= 1, key  # two clean scans: nearly every box reads right
-    result = runner.invoke(app, ["bench", "table", "--n", "1", "--sheets-per-photo", "2", "--jobs", "2",
+    result = runner.invoke(app, ["bench", "table", "--n", "1", "--sheets-per-photo", "2", "--jobs", "2", "--repeat", "1",
                                  "--seed", "5", "--json"])
     assert result.exit_code == 0, result.output
     table = json.loads(result.stdout.strip().splitlines()[-1])
     assert table["sheets"] == 2 and table["sheets_found"] == 1.0 and table["sheets_invented"] == 0
-    assert table["jobs"] == 2 and table["sheets_per_second_one_job"] > 0 and table["sheets_per_second_all_jobs"] > 0
+    assert table["jobs"] == 2 and table["repeats"] == 1 and table["sheets_per_second_one_job"] > 0 and table["sheets_per_second_all_jobs"] > 0
 
 
 def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
@@ -156,3 +158,21 @@ def test_results_carry_the_rectified_sheets_only_when_pictures_are_wanted():
     assert all(sheet.canonical is not None for sheet in with_images.sheets)
     assert all(sheet.canonical is None for sheet in without.sheets)
     assert [s.score for s in with_images.sheets] == [s.score for s in without.sheets]
+
+
+def test_this_thread_shares_the_work_and_results_keep_their_order():
+    from sheetscan.batch import in_order_sharing_work
+
+    done_by = {}
+
+    def work(index, where):
+        time.sleep(0.02)
+        done_by.setdefault(index, []).append(where)
+        return index * index
+
+    with ThreadPoolExecutor(1) as pool:
+        futures = [pool.submit(work, index, "worker") for index in range(12)]
+        results = list(in_order_sharing_work(futures, lambda index: work(index, "here")))
+    assert results == [index * index for index in range(12)]
+    assert all(len(where) == 1 for where in done_by.values()) and len(done_by) == 12  # each item done once
+    assert {"here", "worker"} == {where[0] for where in done_by.values()}  # by both
