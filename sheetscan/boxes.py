@@ -33,7 +33,11 @@ TURN_CLASSES = (*(f"kind:{k.value}" for k in TurnKind), *(f"first:{d}" for d in 
 MARK_CLASSES = ("blank", "marked")
 NUMBER_CLASSES = ("sign:+", "sign:-", "tens:none", *(f"tens:{d}" for d in range(1, 10)),
                   *(f"units:{d}" for d in range(10)))
-CANDIDATES = 12  # readings kept per box for the decoder
+CANDIDATES = 12  # readings kept per turn box for the decoder
+# A struck-out number beside the rewritten one makes the number reader unsure of every digit:
+# the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
+# within what the decoder may take. Keep that many, so that it can.
+NUMBER_CANDIDATES = 64
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,7 @@ def number_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
         value = (0 if tens == "none" else 10 * int(tens)) + int(units)
         value = -value if sign == "-" else value
         joint[value] = joint.get(value, 0.0) + float(ps * pt * pu)  # "-0" and "0" are one number
-    return _top(joint)
+    return _top(joint, NUMBER_CANDIDATES)
 
 
 def mark_candidates(p_marked: float) -> tuple[Candidate, ...]:

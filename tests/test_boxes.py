@@ -5,6 +5,7 @@ import pytest
 from networks import random_net
 
 from sheetscan.boxes import (
+    NUMBER_CANDIDATES,
     NUMBER_CLASSES,
     TURN_CLASSES,
     PatchSpec,
@@ -38,6 +39,17 @@ def one_hot(classes, labels) -> dict[str, np.ndarray]:
 def test_a_written_number_survives_labels_and_candidates(value):
     [best, *_] = number_candidates(one_hot(NUMBER_CLASSES, number_labels(value)))
     assert best.value == value and best.probability > 0.99
+
+
+def test_an_unsure_number_keeps_a_value_far_down_its_candidates():
+    """A struck-out number leaves every digit in doubt: its right value may rank 40th."""
+    heads = {head: np.linspace(2.0, 1.0, len(names)) for head, names in head_classes(NUMBER_CLASSES).items()}
+    heads = {head: p / p.sum() for head, p in heads.items()}  # each head's first class likeliest, gently
+    candidates = number_candidates(heads)
+    assert len(candidates) == NUMBER_CANDIDATES
+    assert [c.probability for c in candidates] == sorted((c.probability for c in candidates), reverse=True)
+    values = [c.value for c in candidates]
+    assert values[0] == 0 and 12 <= values.index(17) < NUMBER_CANDIDATES  # 41st: beyond the first 12
 
 
 def test_three_digit_numbers_are_refused_for_training():
