@@ -420,7 +420,7 @@ def bench_table_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
     jobs: JobsOption = None,
-    repeat: int = typer.Option(2, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
+    repeat: int = typer.Option(3, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
                                "the fastest counts."),
     as_json: FiguresAsJson = False,
 ) -> None:

@@ -279,7 +279,7 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
-                repeats: int = 2) -> dict:
+                repeats: int = 3) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%)."""
