@@ -17,9 +17,9 @@ import cv2
 from .pipeline import PhotoResult, read_photo
 from .rules import RuleSet
 
+T = TypeVar("T")
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".tif", ".tiff", ".bmp", ".webp"}
 # Each worker runs single-threaded: two processes on two cores beat two threads fighting in each.
-T = TypeVar("T")
 SINGLE_THREAD_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
