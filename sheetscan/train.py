@@ -84,13 +84,14 @@ def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, .
 TEMPERATURES = np.exp(np.linspace(np.log(0.5), np.log(8.0), 81))  # the candidates fit_temperatures tries
 
 
-def fit_temperatures(net: CellNet, patches: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Each class's softmax temperature (its head's): the one of TEMPERATURES that gives the
-    unseen ``patches`` the most likely ``labels`` (temperature scaling, Guo et al. 2017)."""
-    logits = net.logits(patches).astype(np.float64)
+def fit_temperatures(classes: tuple[str, ...], logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each class's softmax temperature (its head's): the one of TEMPERATURES that gives a
+    network's ``logits`` of unseen patches the most likely ``labels`` (temperature scaling,
+    Guo et al. 2017)."""
+    logits = logits.astype(np.float64)
     labels = labels.reshape(len(labels), -1)
-    temperature = np.ones(len(net.classes), np.float32)
-    for head, part in enumerate(head_slices(net.classes).values()):
+    temperature = np.ones(len(classes), np.float32)
+    for head, part in enumerate(head_slices(classes).values()):
         applies = labels[:, head] >= 0
         z, y = logits[applies, part], labels[applies, head]
         if not len(y):
@@ -104,14 +105,14 @@ def fit_temperatures(net: CellNet, patches: np.ndarray, labels: np.ndarray) -> n
     return temperature
 
 
-def head_accuracies(net: CellNet, patches: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    """Each head's share of ``patches`` read right (where the head applies)."""
-    probabilities = net.probabilities(patches)
+def head_accuracies(classes: tuple[str, ...], logits: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """Each head's share of samples read right (where the head applies), from a network's
+    ``logits``: a head's temperature scales all its classes alike, so it never changes the pick."""
     labels = labels.reshape(len(labels), -1)
     accuracies = {}
-    for head, (name, part) in enumerate(head_slices(net.classes).items()):
+    for head, (name, part) in enumerate(head_slices(classes).items()):
         applies = labels[:, head] >= 0
-        right = probabilities[applies, part].argmax(axis=1) == labels[applies, head]
+        right = logits[applies, part].argmax(axis=1) == labels[applies, head]
         accuracies[name or "class"] = round(float(right.mean()), 4) if len(right) else float("nan")
     return accuracies
 
@@ -192,10 +193,10 @@ def train_models(kind: str, out: Path, *, photos: int, seed: int, epochs: int | 
     # weighs the readers' probabilities against each other and against the rules.
     validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, kind, (held_out_pen,), jobs,
                                   plan.scramble, plan.megapixels, plan.sheets_per_photo)
-    for name in nets:
-        patches, labels = validation.patches[name], validation.labels[name]
-        nets[name] = replace(nets[name], temperature=fit_temperatures(nets[name], patches, labels))
-        metadata[f"{name}_validation_accuracy"] = json.dumps(head_accuracies(nets[name], patches, labels))
+    for name, net in nets.items():
+        logits, labels = net.logits(validation.patches[name]), validation.labels[name]  # one pass serves both
+        nets[name] = replace(net, temperature=fit_temperatures(net.classes, logits, labels))
+        metadata[f"{name}_validation_accuracy"] = json.dumps(head_accuracies(net.classes, logits, labels))
         say(f"  {name} on {VALIDATION_PHOTOS} unseen photos: {metadata[f'{name}_validation_accuracy']}, "
             f"temperatures {sorted({round(float(t), 2) for t in nets[name].temperature})}")
     arrays = {name: array for name, net in nets.items() for name, array in net.arrays(name).items()}

@@ -77,7 +77,7 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
         labels.append([rng.choice(len(row), p=row) for row in p])
     labels = np.array(labels).T
     labels[::3, 1] = -1  # "size" does not apply to every sample
-    temperature = fit_temperatures(net, patches, labels)
+    temperature = fit_temperatures(net.classes, logits, labels)
     assert temperature[0] == temperature[1] == temperature[2] and temperature[3] == temperature[4]
     assert abs(temperature[0] / drawn["colour"] - 1) < 0.2 and abs(temperature[3] / drawn["size"] - 1) < 0.2
     calibrated = replace(net, temperature=temperature)
@@ -85,5 +85,5 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert np.abs(calibrated.probabilities(patches[:3]) - net.probabilities(patches[:3])).max() > 0.01
     saved = CellNet.from_arrays(calibrated.arrays("net"), "net")
     assert np.array_equal(saved.temperature, temperature) and CellNet.from_arrays(net.arrays("n"), "n").temperature is None
-    accuracies = head_accuracies(calibrated, patches, labels)
+    accuracies = head_accuracies(calibrated.classes, calibrated.logits(patches), labels)
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
