@@ -62,7 +62,7 @@ class Located:
     """What the locator found: fitted sheets in reading order, and sheets seen only in part."""
 
     sheets: tuple[SheetLocation, ...]
-    partial: int  # groups of markers too small to fit a sheet (covered, or past the photo's edge)
+    partial: int  # groups of markers that fit no sheet (too few: covered, or past the photo's edge)
 
 
 def _marker_squares_mm(layout: Layout) -> dict[int, np.ndarray]:
@@ -220,9 +220,10 @@ def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
     best = None
     for long_side in DETECT_LONG_SIDE:
         groups = _group(detect_markers(gray, long_side, layout), layout)
-        fitted = [_fit(group, layout) for group in groups if len(group) >= MIN_MARKERS]
+        fitted = [_fit(group, layout) if len(group) >= MIN_MARKERS else None for group in groups]
         sheets = [sheet for sheet in fitted if sheet is not None]
-        found = Located(tuple(_reading_order(sheets, layout)), sum(len(g) < MIN_MARKERS for g in groups))
+        # a group that fits no sheet is one seen in part: a finer pass may fit it
+        found = Located(tuple(_reading_order(sheets, layout)), fitted.count(None))
         if best is None or _quality(found) > _quality(best):
             best = found
         complete = all(len(s.marker_ids) == len(layout.marker_ids) for s in best.sheets) and not best.partial

@@ -56,6 +56,13 @@ def test_every_sheet_of_a_table_is_found_none_invented(sheets):
         assert corner_error(located, photo.truth, in_mm=True) < 3
 
 
+def test_markers_that_fit_no_sheet_at_the_coarse_size_are_fitted_at_a_finer_one():
+    photo = synth_photo(20, 77, "phone", sheets_per_photo=3)  # the coarse pass finds all 12 markers, fits 2 sheets
+    located = locate_sheets(decoded(photo))
+    assert len(located.sheets) == 3 and located.partial == 0
+    assert corner_error(located, photo.truth, in_mm=True) < 3
+
+
 def test_a_sheet_with_one_marker_left_is_reported_not_guessed():
     photo = synth_photo(2, 33, "scan", megapixels=3)
     gray = decoded(photo)
