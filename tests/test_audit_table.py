@@ -1,10 +1,14 @@
 """`sheetscan audit` and `sheetscan table`: the record read from the photo, findings, the ranking."""
 
 import csv
+import itertools
 import json
+import multiprocessing
+import os
+import queue
 import shutil
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import cv2
 import pytest
@@ -163,16 +167,66 @@ def test_results_carry_the_rectified_sheets_only_when_pictures_are_wanted():
 def test_this_thread_shares_the_work_and_results_keep_their_order():
     from sheetscan.batch import in_order_sharing_work
 
-    done_by = {}
+    done_by, handed, lock, counter = {}, queue.Queue(), threading.Lock(), itertools.count()
+
+    def claim():
+        with lock:
+            index = next(counter)
+        return index if index < 12 else None
 
     def work(index, where):
         time.sleep(0.02)
         done_by.setdefault(index, []).append(where)
         return index * index
 
-    with ThreadPoolExecutor(1) as pool:
-        futures = [pool.submit(work, index, "worker") for index in range(12)]
-        results = list(in_order_sharing_work(futures, lambda index: work(index, "here")))
+    def worker():
+        while (index := claim()) is not None:
+            handed.put((index, work(index, "worker")))
+
+    def next_result(wait):
+        try:
+            return handed.get() if wait else handed.get_nowait()
+        except queue.Empty:
+            return None
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    results = list(in_order_sharing_work(12, claim, lambda index: work(index, "here"), next_result))
+    thread.join()
     assert results == [index * index for index in range(12)]
     assert all(len(where) == 1 for where in done_by.values()) and len(done_by) == 12  # each item done once
     assert {"here", "worker"} == {where[0] for where in done_by.values()}  # by both
+
+
+def _read_slowly_dying_in_a_worker_on_odd_items(path):
+    time.sleep(0.05)
+    if multiprocessing.parent_process() is not None and int(path) % 2:
+        os._exit(3)  # as a worker killed for its memory would end
+    return f"read {path}"
+
+
+def test_a_worker_that_dies_loses_only_its_own_photo():
+    from sheetscan.batch import read_with_workers
+
+    paths = [str(index) for index in range(10)]
+    results = list(read_with_workers(paths, _read_slowly_dying_in_a_worker_on_odd_items, workers=1))
+    lost = [index for index, result in enumerate(results) if not isinstance(result, str)]
+    assert len(lost) == 1 and lost[0] % 2 == 1  # the worker died on its first odd photo; this process read the rest
+    assert "stopped" in results[lost[0]].error.message and results[lost[0]].path == paths[lost[0]]
+    assert all(results[index] == f"read {index}" for index in range(10) if index not in lost)
+    assert not multiprocessing.active_children()
+
+
+def _read_failing_on_five(path):
+    time.sleep(0.02)
+    if path == "5":
+        raise ValueError("no model for photo 5")
+    return path
+
+
+def test_an_error_that_is_not_a_photos_stops_the_batch_and_its_workers():
+    from sheetscan.batch import read_with_workers
+
+    with pytest.raises(ValueError, match="photo 5"):
+        list(read_with_workers([str(index) for index in range(10)], _read_failing_on_five, workers=1))
+    assert not multiprocessing.active_children()
