@@ -100,15 +100,16 @@ class WorkerProcesses:
     reading as an error, and the others go on."""
 
     def __init__(self, paths: list[Path], read: Callable[[Path], object], workers: int):
-        # "fork" starts a worker warm (imported, models loaded) in milliseconds; "spawn", where
-        # fork is unsafe, imports afresh, single-threaded by the environment it starts with
-        self.context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        # "fork" starts a worker in milliseconds with this process's imports (and its models,
+        # once loaded); "spawn", where fork is unsafe, imports afresh, single-threaded by the
+        # environment it starts with
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
         self.paths = paths
-        self.next_index = self.context.Value("q", 0)
-        self.claimed_by = self.context.Array("q", len(paths))  # worker number, or 0 for this process
-        self.results = self.context.Queue()
-        self.processes = [self.context.Process(target=_work, daemon=True,
-                                               args=(number, paths, read, self.next_index, self.claimed_by, self.results))
+        self.next_index = context.Value("q", 0)
+        self.claimed_by = context.Array("q", len(paths))  # worker number, or 0 for this process
+        self.results = context.Queue()
+        self.processes = [context.Process(target=_work, daemon=True,
+                                          args=(number, paths, read, self.next_index, self.claimed_by, self.results))
                           for number in range(1, workers + 1)]
         self.ready: deque[tuple[int, object]] = deque()  # handed over, not yet returned by next_result
         self.received: set[int] = set()
