@@ -115,7 +115,7 @@ class WorkerProcesses:
         self.received: set[int] = set()
         self.dead: set[int] = set()
 
-    def __enter__(self) -> "WorkerProcesses":
+    def __enter__(self) -> WorkerProcesses:
         saved = {name: os.environ.get(name) for name in SINGLE_THREAD_ENVIRONMENT}
         os.environ.update(SINGLE_THREAD_ENVIRONMENT)
         try:
