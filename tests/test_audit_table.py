@@ -9,6 +9,7 @@ import queue
 import shutil
 import threading
 import time
+from functools import partial
 
 import cv2
 import pytest
@@ -168,6 +169,7 @@ def test_this_thread_shares_the_work_and_results_keep_their_order():
     from sheetscan.batch import in_order_sharing_work
 
     done_by, handed, lock, counter = {}, queue.Queue(), threading.Lock(), itertools.count()
+    worker_worked = threading.Event()  # this thread waits for it once, so both surely work
 
     def claim():
         with lock:
@@ -179,9 +181,14 @@ def test_this_thread_shares_the_work_and_results_keep_their_order():
         done_by.setdefault(index, []).append(where)
         return index * index
 
+    def work_here(index):
+        worker_worked.wait(timeout=60)
+        return work(index, "here")
+
     def worker():
         while (index := claim()) is not None:
             handed.put((index, work(index, "worker")))
+            worker_worked.set()
 
     def next_result(wait):
         try:
@@ -191,27 +198,33 @@ def test_this_thread_shares_the_work_and_results_keep_their_order():
 
     thread = threading.Thread(target=worker)
     thread.start()
-    results = list(in_order_sharing_work(12, claim, lambda index: work(index, "here"), next_result))
+    results = list(in_order_sharing_work(12, claim, work_here, next_result))
     thread.join()
     assert results == [index * index for index in range(12)]
     assert all(len(where) == 1 for where in done_by.values()) and len(done_by) == 12  # each item done once
     assert {"here", "worker"} == {where[0] for where in done_by.values()}  # by both
 
 
-def _read_slowly_dying_in_a_worker_on_odd_items(path):
-    time.sleep(0.05)
-    if multiprocessing.parent_process() is not None and int(path) % 2:
-        os._exit(3)  # as a worker killed for its memory would end
+def _read_here_or_die_in_a_worker(path, worker_died):
+    """In a worker: mark ``worker_died`` and exit, as a worker killed for its memory would.
+    Here: wait for that mark first, so the worker surely claims a photo however late it starts."""
+    if multiprocessing.parent_process() is not None:
+        worker_died.touch()
+        os._exit(3)
+    deadline = time.monotonic() + 60
+    while not worker_died.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     return f"read {path}"
 
 
-def test_a_worker_that_dies_loses_only_its_own_photo():
+def test_a_worker_that_dies_loses_only_its_own_photo(tmp_path):
     from sheetscan.batch import read_with_workers
 
     paths = [str(index) for index in range(10)]
-    results = list(read_with_workers(paths, _read_slowly_dying_in_a_worker_on_odd_items, workers=1))
+    read = partial(_read_here_or_die_in_a_worker, worker_died=tmp_path / "worker died")
+    results = list(read_with_workers(paths, read, workers=1))
     lost = [index for index, result in enumerate(results) if not isinstance(result, str)]
-    assert len(lost) == 1 and lost[0] % 2 == 1  # the worker died on its first odd photo; this process read the rest
+    assert len(lost) == 1  # the photo the worker held when it died; this process read the rest
     assert "stopped" in results[lost[0]].error.message and results[lost[0]].path == paths[lost[0]]
     assert all(results[index] == f"read {index}" for index in range(10) if index not in lost)
     assert not multiprocessing.active_children()
