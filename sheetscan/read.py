@@ -19,7 +19,15 @@ from .garden import ALL_CELLS, Garden, orthogonal_neighbours
 from .layout import Layout
 from .rules import GRID_SIZE, Decoration
 
-MODEL_PATH = Path(os.environ.get("SHEETSCAN_MODEL", Path(__file__).resolve().parents[1] / "models" / "cells.npz"))
+# Two cell models trained on the same run with different shares of table photos (train.PLANS
+# "cells" and "cells-tables"); a cell's probabilities are the average of theirs. On validation
+# photos (seeds 77-81, none a bench figure's), wrong totals: table sheets 12 of 449 with the
+# first alone, 6 with the second, 7 with the pair; sheets alone 6, 9 and 7 of 450.
+DEFAULT_MODEL_PATHS = tuple(Path(__file__).resolve().parents[1] / "models" / name
+                            for name in ("cells.npz", "cells_tables.npz"))
+MODEL_PATHS = (tuple(Path(path) for path in os.environ["SHEETSCAN_MODEL"].split(os.pathsep))
+               if os.environ.get("SHEETSCAN_MODEL") else DEFAULT_MODEL_PATHS)  # the variable: paths joined by os.pathsep
+REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
 DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")
 WATER_CLASSES = ("earth", "water")
 REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
@@ -27,17 +35,30 @@ REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
 
 @dataclass(frozen=True)
 class CellModels:
-    decoration: CellNet
-    water: CellNet
-    metadata: dict
+    """The cell networks of one or more model files; a reading averages their probabilities."""
+
+    decorations: tuple[CellNet, ...]
+    waters: tuple[CellNet, ...]
+
+    def decoration_probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """(n, 8) probabilities over DECORATION_CLASSES of (n, h, w) decoration patches."""
+        return _average_probabilities(self.decorations, patches)
+
+    def water_probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """(n,) probabilities that (n, h, w) water patches are water."""
+        return _average_probabilities(self.waters, patches)[:, WATER_CLASSES.index("water")]
+
+
+def _average_probabilities(nets: tuple[CellNet, ...], patches: np.ndarray) -> np.ndarray:
+    return sum(net.probabilities(patches) for net in nets) / len(nets)
 
 
 @lru_cache(maxsize=4)
-def load_cell_models(path: Path = MODEL_PATH) -> CellModels:
-    """The trained cell networks; a missing or foreign file is a ModelError."""
-    nets, metadata = load_networks(path, {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES},
-                                   "sheetscan train --networks cells")
-    return CellModels(**nets, metadata=metadata)
+def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
+    """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
+    files = [load_networks(path, {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES}, REBUILD_COMMAND)[0]
+             for path in paths]
+    return CellModels(tuple(nets["decoration"] for nets in files), tuple(nets["water"] for nets in files))
 
 
 @dataclass(frozen=True)
@@ -125,8 +146,8 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     """Read the garden of a canonical sheet image ((h, w) uint8)."""
     models = models or load_cell_models()
     decoration_patches, water_patches = cell_patches(canonical, layout)
-    decoration = models.decoration.probabilities(decoration_patches)
-    water = models.water.probabilities(water_patches)[:, 1]
+    decoration = models.decoration_probabilities(decoration_patches)
+    water = models.water_probabilities(water_patches)
     decoration = decoration.reshape(GRID_SIZE, GRID_SIZE, -1)
     water = water.reshape(GRID_SIZE, GRID_SIZE)
     is_water, changes = decode_water(water > 0.5)

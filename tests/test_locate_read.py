@@ -8,6 +8,7 @@ import pytest
 from PIL import Image
 from networks import random_net
 
+from sheetscan.cells import PATCH_PX, WATER_PATCH_PX
 from sheetscan.cnn import CellNet
 from sheetscan.errors import InputFileError
 from sheetscan.layout import load_layout
@@ -116,6 +117,30 @@ def test_network_outputs_are_probabilities():
     p = net.probabilities(rng.random((5, 48, 48)).astype(np.float32))
     assert p.shape == (5, 3) and np.allclose(p.sum(axis=1), 1) and (p >= 0).all()
     assert pickle.loads(pickle.dumps(net)).probabilities(rng.random((2, 48, 48), dtype=np.float32)).shape == (2, 3)
+
+
+def test_cell_models_average_the_probabilities_of_their_files():
+    from sheetscan.read import DEFAULT_MODEL_PATHS, load_cell_models
+
+    rng = np.random.default_rng(2)
+    decoration_patches = rng.random((6, PATCH_PX, PATCH_PX), dtype=np.float32)
+    water_patches = rng.random((6, WATER_PATCH_PX, WATER_PATCH_PX), dtype=np.float32)
+    alone = [load_cell_models((path,)) for path in DEFAULT_MODEL_PATHS]
+    pair = load_cell_models(DEFAULT_MODEL_PATHS)
+    decoration = [models.decoration_probabilities(decoration_patches) for models in alone]
+    water = [models.water_probabilities(water_patches) for models in alone]
+    assert not np.allclose(*decoration)  # two different models, so the average is not either one
+    assert np.allclose(pair.decoration_probabilities(decoration_patches), (decoration[0] + decoration[1]) / 2, atol=1e-6)
+    assert np.allclose(pair.water_probabilities(water_patches), (water[0] + water[1]) / 2, atol=1e-6)
+
+
+def test_a_missing_cell_model_names_its_file_and_the_command_that_rebuilds_it(tmp_path):
+    from sheetscan.errors import ModelError
+    from sheetscan.read import DEFAULT_MODEL_PATHS, load_cell_models
+
+    missing = tmp_path / "cells_tables.npz"
+    with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks cells-tables"):
+        load_cell_models((DEFAULT_MODEL_PATHS[0], missing))
 
 
 def test_an_inner_earth_cell_ringed_by_water_becomes_water():

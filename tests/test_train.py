@@ -1,5 +1,6 @@
 """Training: the numpy network computes what PyTorch trained; no PyTorch gives a clear error."""
 
+import json
 import sys
 from dataclasses import replace
 
@@ -87,3 +88,17 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert np.array_equal(saved.temperature, temperature) and CellNet.from_arrays(net.arrays("n"), "n").temperature is None
     accuracies = head_accuracies(calibrated.classes, calibrated.logits(patches), labels)
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
+
+
+@pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes"])
+def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
+    from sheetscan.train import PLANS
+
+    plan = PLANS[plan_name]
+    with np.load(plan.out) as arrays:
+        made = {key[5:]: str(arrays[key]) for key in arrays.files if key.startswith("meta_")}
+    assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
+    # a file made before the key was written had one sheet per photo, the plans' default
+    assert json.loads(made.get("sheets_per_photo", "[1]")) == list(plan.sheets_per_photo)
+    assert made["megapixels"] == str(plan.megapixels)
+    assert json.loads(made["epochs"]) == plan.epochs and made["scrambled"] == str(plan.scramble)
