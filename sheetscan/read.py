@@ -30,6 +30,7 @@ MODEL_PATHS = (tuple(Path(path) for path in os.environ["SHEETSCAN_MODEL"].split(
 REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
 DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")
 WATER_CLASSES = ("earth", "water")
+CLASSES = {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES}  # each cell network's classes
 REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
 
 
@@ -56,8 +57,7 @@ def _average_probabilities(nets: tuple[CellNet, ...], patches: np.ndarray) -> np
 @lru_cache(maxsize=4)
 def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
     """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
-    files = [load_networks(path, {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES}, REBUILD_COMMAND)[0]
-             for path in paths]
+    files = [load_networks(path, CLASSES, REBUILD_COMMAND)[0] for path in paths]
     return CellModels(tuple(nets["decoration"] for nets in files), tuple(nets["water"] for nets in files))
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .boxes import BOX_MODEL_PATH, CLASSES
+from .boxes import BOX_MODEL_PATH, CLASSES as BOX_CLASSES
 from .cnn import CONVOLUTIONS, SMALL, Architecture, CellNet, head_slices
 from .errors import SheetscanError
-from .read import DECORATION_CLASSES, DEFAULT_MODEL_PATHS, WATER_CLASSES
+from .read import CLASSES as CELL_CLASSES, DEFAULT_MODEL_PATHS
 
 SHIFT_PX = 2  # random shifts of a patch during training: alignment is never exact
 INK_GAIN = (0.6, 1.3)  # random ink strength: light pencil to heavy felt
@@ -174,7 +174,7 @@ COMPARISON_PHOTOS = 120  # phone photos for --compare-linear
 
 def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
     """The networks a kind of model file holds, and their classes."""
-    return {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES} if kind == "cells" else dict(CLASSES)
+    return dict(CELL_CLASSES) if kind == "cells" else dict(BOX_CLASSES)
 
 
 def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: int | None = None,
