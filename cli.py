@@ -415,6 +415,10 @@ def bench_audit_command(
     ]))
 
 
+def _interval(bounds: list[float]) -> str:
+    return f"95% interval {bounds[0]:.1%} to {bounds[1]:.1%}"
+
+
 @bench_app.command("table")
 def bench_table_command(
     n: int = typer.Option(40, "--n", min=1, help="Number of fresh table photos."),
@@ -422,8 +426,8 @@ def bench_table_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
     jobs: JobsOption = None,
-    repeat: int = typer.Option(3, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
-                               "the fastest counts."),
+    repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
+                               "the fastest counts (each round's own ratio is shown too)."),
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
@@ -441,10 +445,12 @@ def bench_table_command(
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",
-        f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%}; "
-        f"right winner {f['right_winner']:.1%} of tables",
+        f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%} "
+        f"({_interval(f['exact_total_interval'])}); right winner {f['right_winner']:.1%} of tables "
+        f"({_interval(f['right_winner_interval'])})",
         f"  {f['sheets_per_second_one_job']:.2f} sheets/s with 1 job, {f['sheets_per_second_all_jobs']:.2f} with "
-        f"{f['jobs']}: x{f['speedup']:.2f}",
+        f"{f['jobs']}: x{f['speedup']:.2f} (by round: {', '.join(f'x{r:.2f}' for r in f['speedup_by_round'])}; "
+        f"cores busy {f['cores_busy']:.0%} of the {f['jobs']}-job reads)",
     ]))
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import resource
 import subprocess
 import sys
@@ -279,10 +281,11 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
-                repeats: int = 3) -> dict:
+                repeats: int = 5) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
-    the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%)."""
+    the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
+    each round's own ratio and how busy the cores kept during the all-jobs reads."""
     from .batch import read_photos
 
     totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
@@ -294,12 +297,16 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
             path.write_bytes(photo.jpeg)
             paths.append(path)
             truths.append(photo.truth)
-        timings = {"one_job": float("inf"), "all_jobs": float("inf")}
+        timings = {"one_job": [], "all_jobs": []}
+        busy = []  # per all-jobs read: the share of its cores' time spent reading (not waiting)
         for repeat in range(repeats):
             for label, workers in (("one_job", 1), ("all_jobs", jobs)):
-                start = time.perf_counter()
+                cpu_before, start = _cpu_seconds(), time.perf_counter()
                 results = list(read_photos(paths, jobs=workers, keep_images=False))
-                timings[label] = min(timings[label], time.perf_counter() - start)
+                seconds = time.perf_counter() - start
+                timings[label].append(seconds)
+                if label == "all_jobs":
+                    busy.append((_cpu_seconds() - cpu_before) / (seconds * jobs))
                 if say:
                     say(f"{label} ({repeat + 1} of {repeats})")
     for truth, result in zip(truths, results, strict=True):
@@ -314,12 +321,37 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
             read_sheets = [(s.score.breakdown, s.decoded.record.bonsai_pruned) for _, s in pairs]
             totals["right_winner"] += _winning_sheets(read_sheets) == _winning_sheets(truth_sheets)
     sheets_read = totals["found"] + totals["invented"]
-    one, many = sheets_read / timings["one_job"], sheets_read / timings["all_jobs"]
+    one, many = sheets_read / min(timings["one_job"]), sheets_read / min(timings["all_jobs"])
+    exact_interval = wilson_interval(totals["exact_total"], totals["found"])
+    winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
         "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "right_winner": totals["right_winner"] / max(totals["tables"], 1),
+        # 95% intervals: on 40 tables one winner more or less moves the share by 2.5 points
+        "exact_total_interval": [round(bound, 3) for bound in exact_interval],
+        "right_winner_interval": [round(bound, 3) for bound in winner_interval],
         "jobs": jobs, "repeats": repeats, "sheets_per_second_one_job": round(one, 3), "sheets_per_second_all_jobs": round(many, 3),
         "speedup": round(many / one, 2),
+        # each round's own ratio (its 1-job read over its all-jobs read): how much the machine drifted
+        "speedup_by_round": [round(a / b, 2) for a, b in zip(timings["one_job"], timings["all_jobs"])],
+        "cores_busy": round(float(np.median(busy)), 3),
     }
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share (95% for the default ``z``): where the share of a
+    much larger run would likely fall. Sound near 0% and 100%, where the normal one is not."""
+    if not trials:
+        return 0.0, 1.0
+    share, spread = successes / trials, z * z / trials
+    centre = (share + spread / 2) / (1 + spread)
+    half = z * math.sqrt(share * (1 - share) / trials + spread / (4 * trials)) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the batch's workers)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system

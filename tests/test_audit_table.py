@@ -136,6 +136,19 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     table = json.loads(result.stdout.strip().splitlines()[-1])
     assert table["sheets"] == 2 and table["sheets_found"] == 1.0 and table["sheets_invented"] == 0
     assert table["jobs"] == 2 and table["repeats"] == 1 and table["sheets_per_second_one_job"] > 0 and table["sheets_per_second_all_jobs"] > 0
+    assert table["speedup_by_round"] == [table["speedup"]]  # one round: its ratio is the figure
+    assert 0 < table["cores_busy"] <= 1.05  # CPU seconds over wall seconds of two cores (clock ticks round)
+    for share in ("exact_total", "right_winner"):
+        low, high = table[f"{share}_interval"]
+        assert 0 <= low <= table[share] <= high <= 1 and high - low > 0.3  # one table: a wide interval
+
+
+@pytest.mark.parametrize("successes, trials, low, high", [(8, 10, 0.490, 0.943), (0, 10, 0.0, 0.278),
+                                                          (10, 10, 0.722, 1.0), (96, 100, 0.901, 0.984)])
+def test_wilson_interval_matches_published_values(successes, trials, low, high):
+    from sheetscan.bench import wilson_interval
+
+    assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=0.0015)
 
 
 def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
