@@ -252,13 +252,15 @@ class Networks(str, Enum):
     cells = "cells"
     cells_tables = "cells-tables"
     boxes = "boxes"
+    boxes_tables = "boxes-tables"
 
 
 @app.command()
 def train(
     networks: Networks = typer.Option(Networks.cells, "--networks",
                                       help="cells: decoration and water; cells-tables: the same networks, trained with more "
-                                           "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers."),
+                                           "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers; "
+                                           "boxes-tables: the same, trained with table photos too (averaged likewise)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
     photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),
@@ -269,7 +271,8 @@ def train(
 ) -> None:
     """Rebuild a model file from scratch on synthetic photos (needs PyTorch, CPU is enough).
 
-    Examples: sheetscan train --networks cells; sheetscan train --networks cells-tables; sheetscan train --networks boxes
+    Examples: sheetscan train --networks cells; sheetscan train --networks cells-tables; sheetscan train --networks boxes;
+    sheetscan train --networks boxes-tables
     """
     from sheetscan.train import PLANS, train_models
 

@@ -9,6 +9,7 @@ needs only the weights in an ``.npz`` file: OpenCV's dnn module runs them (see o
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,8 +75,7 @@ class CellNet:
 
     def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's (n, K_head) probabilities."""
-        probabilities = self.probabilities(patches)
-        return {head: probabilities[:, part] for head, part in head_slices(self.classes).items()}
+        return split_heads(self.classes, self.probabilities(patches))
 
     def arrays(self, prefix: str) -> dict[str, np.ndarray]:
         arrays = {f"{prefix}_classes": np.array(self.classes)}
@@ -94,18 +94,51 @@ class CellNet:
         return cls(tuple(layers[:CONVOLUTIONS]), layers[-2], layers[-1], classes, temperature)
 
 
-def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> tuple[dict[str, CellNet], dict]:
-    """The networks named in ``classes`` from a model file, and its metadata; a missing or
-    foreign file, or one whose classes differ, is a ModelError that says to run ``rebuild``."""
+@dataclass(frozen=True)
+class Ensemble:
+    """Networks with the same classes, trained on different photos, read as one: each class's
+    probability is the mean of theirs (the networks err on different patches)."""
+
+    nets: tuple[CellNet, ...]
+
+    def probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """(n, K) mean class probabilities of (n, h, w) float32 ink patches."""
+        return sum(net.probabilities(patches) for net in self.nets) / len(self.nets)
+
+    def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
+        """Each head's (n, K_head) mean probabilities."""
+        return split_heads(self.nets[0].classes, self.probabilities(patches))
+
+
+def split_heads(classes: tuple[str, ...], probabilities: np.ndarray) -> dict[str, np.ndarray]:
+    """(n, K) probabilities over ``classes`` as each head's (n, K_head) columns."""
+    return {head: probabilities[:, part] for head, part in head_slices(classes).items()}
+
+
+def model_paths(variable: str, defaults: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The model files named by the environment ``variable`` (paths joined by os.pathsep), else
+    ``defaults``."""
+    value = os.environ.get(variable)
+    return tuple(Path(path) for path in value.split(os.pathsep)) if value else defaults
+
+
+def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, CellNet]:
+    """The networks named in ``classes`` from a model file; a missing or foreign file, or one
+    whose classes differ, is a ModelError that says to run ``rebuild``."""
     try:
         with np.load(path) as arrays:
             nets = {name: CellNet.from_arrays(arrays, name) for name in classes}
-            metadata = {k[5:]: str(arrays[k]) for k in arrays.files if k.startswith("meta_")}
     except (OSError, KeyError, ValueError):
         raise ModelError(f"{path}: no usable model; rebuild it with '{rebuild}'") from None
     if any(nets[name].classes != expected for name, expected in classes.items()):
         raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
-    return nets, metadata
+    return nets
+
+
+def load_ensembles(paths: tuple[Path, ...], classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, Ensemble]:
+    """The networks named in ``classes``, one from each model file of ``paths``, as ensembles."""
+    files = [load_networks(path, classes, rebuild) for path in paths]
+    return {name: Ensemble(tuple(nets[name] for nets in files)) for name in classes}
 
 
 def head_slices(classes: tuple[str, ...]) -> dict[str, slice]:

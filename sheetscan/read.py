@@ -6,7 +6,6 @@ may not enclose earth, so an inner cell whose four neighbours are water is water
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
-from .cnn import CellNet, load_networks
+from .cnn import Ensemble, load_ensembles, model_paths
 from .garden import ALL_CELLS, Garden, orthogonal_neighbours
 from .layout import Layout
 from .rules import GRID_SIZE, Decoration
@@ -25,8 +24,7 @@ from .rules import GRID_SIZE, Decoration
 # first alone, 6 with the second, 7 with the pair; sheets alone 6, 9 and 7 of 450.
 DEFAULT_MODEL_PATHS = tuple(Path(__file__).resolve().parents[1] / "models" / name
                             for name in ("cells.npz", "cells_tables.npz"))
-MODEL_PATHS = (tuple(Path(path) for path in os.environ["SHEETSCAN_MODEL"].split(os.pathsep))
-               if os.environ.get("SHEETSCAN_MODEL") else DEFAULT_MODEL_PATHS)  # the variable: paths joined by os.pathsep
+MODEL_PATHS = model_paths("SHEETSCAN_MODEL", DEFAULT_MODEL_PATHS)
 REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
 DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")
 WATER_CLASSES = ("earth", "water")
@@ -36,29 +34,24 @@ REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
 
 @dataclass(frozen=True)
 class CellModels:
-    """The cell networks of one or more model files; a reading averages their probabilities."""
+    """The cell networks of one or more model files, each kind read as one ensemble."""
 
-    decorations: tuple[CellNet, ...]
-    waters: tuple[CellNet, ...]
+    decoration: Ensemble
+    water: Ensemble
 
     def decoration_probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, 8) probabilities over DECORATION_CLASSES of (n, h, w) decoration patches."""
-        return _average_probabilities(self.decorations, patches)
+        return self.decoration.probabilities(patches)
 
     def water_probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n,) probabilities that (n, h, w) water patches are water."""
-        return _average_probabilities(self.waters, patches)[:, WATER_CLASSES.index("water")]
-
-
-def _average_probabilities(nets: tuple[CellNet, ...], patches: np.ndarray) -> np.ndarray:
-    return sum(net.probabilities(patches) for net in nets) / len(nets)
+        return self.water.probabilities(patches)[:, WATER_CLASSES.index("water")]
 
 
 @lru_cache(maxsize=4)
 def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
     """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
-    files = [load_networks(path, CLASSES, REBUILD_COMMAND)[0] for path in paths]
-    return CellModels(tuple(nets["decoration"] for nets in files), tuple(nets["water"] for nets in files))
+    return CellModels(**load_ensembles(paths, CLASSES, REBUILD_COMMAND))
 
 
 @dataclass(frozen=True)

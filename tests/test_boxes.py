@@ -1,5 +1,7 @@
 """The box readers' plumbing: heads, labels, candidates, patches and the scrambled training sheets."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from networks import random_net
@@ -97,3 +99,38 @@ def test_scrambled_records_keep_the_garden_and_fill_every_box(seed):
     assert all(1 <= d <= 6 for turn in scrambled.turns for d in turn.dice)
     assert all(-99 <= v <= 99 for v in scrambled.written.values())
     assert scrambled != record
+
+
+def test_box_models_average_each_head_over_their_files():
+    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, PATCHES, load_box_models
+
+    rng = np.random.default_rng(3)
+    patches = rng.random((4, *PATCHES["number"].shape), dtype=np.float32)
+    alone = [load_box_models((path,)).number.head_probabilities(patches) for path in DEFAULT_BOX_MODEL_PATHS]
+    pair = load_box_models(DEFAULT_BOX_MODEL_PATHS).number.head_probabilities(patches)
+    assert set(pair) == {"sign", "tens", "units"}
+    assert not np.allclose(alone[0]["tens"], alone[1]["tens"])  # two different models
+    for head, probabilities in pair.items():
+        assert np.allclose(probabilities, (alone[0][head] + alone[1][head]) / 2, atol=1e-6)
+        assert np.allclose(probabilities.sum(axis=1), 1, atol=1e-5)  # still a distribution per head
+
+
+def test_a_missing_box_model_names_its_file_and_the_command_that_rebuilds_it(tmp_path):
+    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models
+    from sheetscan.errors import ModelError
+
+    missing = tmp_path / "boxes_tables.npz"
+    with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks boxes-tables"):
+        load_box_models((DEFAULT_BOX_MODEL_PATHS[0], missing))
+
+
+def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeypatch, tmp_path):
+    import os
+
+    from sheetscan.cnn import model_paths
+
+    defaults = (tmp_path / "a.npz",)
+    monkeypatch.delenv("SHEETSCAN_TEST_MODEL", raising=False)
+    assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == defaults
+    monkeypatch.setenv("SHEETSCAN_TEST_MODEL", os.pathsep.join(["x.npz", "y.npz"]))
+    assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == (Path("x.npz"), Path("y.npz"))

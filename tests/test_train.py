@@ -90,7 +90,7 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
 
 
-@pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes"])
+@pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables"])
 def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
     from sheetscan.train import PLANS
 
