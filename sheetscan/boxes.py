@@ -24,16 +24,17 @@ from .rectify import CANONICAL_PX_PER_MM
 from .rules import CATEGORIES, MAX_PRUNINGS
 
 # Two box models trained on the same run, the second with table photos too (train.PLANS "boxes"
-# and "boxes-tables"); a box's probabilities are the average of theirs. A sheet on a table
-# photo has 1.2 to 3 px/mm, where a turn log read by the first alone is often wrong and leads
-# the decoder to change right cells. On validation photos (seeds 77-82, none a bench figure's),
-# against the first alone: wrong totals of table sheets 14 -> 10 of 449, sheets alone 2 -> 2 of
-# 298; with mistakes written (rate 0.5, 300 sheets) flagged 150 -> 151 of 152, false
-# differences 1 -> 0 of 148.
+# and "boxes-tables"). A sheet on a table photo may have 1.2 to 3 px/mm, where a turn log read
+# by the first alone is often wrong and leads the decoder to change right cells; a sheet read
+# at less than SMALL_SHEET_PX_PER_MM gets the average of both. On validation photos (seeds
+# 77-82, none a bench figure's), wrong totals of table sheets: 14 of 449 with the first alone,
+# 10 with both on every sheet, 10 with both below 2.5 px/mm (137 sheets). Above that, both on
+# every sheet changed no total (298 sheets alone) and cost 9 ms a sheet (read_boxes 14 -> 23 ms).
 DEFAULT_BOX_MODEL_PATHS = tuple(Path(__file__).resolve().parents[1] / "models" / name
                                 for name in ("boxes.npz", "boxes_tables.npz"))
 BOX_MODEL_PATHS = model_paths("SHEETSCAN_BOX_MODEL", DEFAULT_BOX_MODEL_PATHS)
 BOX_REBUILD_COMMAND = "sheetscan train --networks boxes; sheetscan train --networks boxes-tables"
+SMALL_SHEET_PX_PER_MM = 2.5  # photo pixels per sheet mm below which every box model reads
 TURNS = 12
 DIGITS = tuple(str(d) for d in range(1, 7))
 TURN_CLASSES = (*(f"kind:{k.value}" for k in TurnKind), *(f"first:{d}" for d in DIGITS),
@@ -110,6 +111,12 @@ class BoxModels:
 def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
     """The trained box networks of ``paths``; a missing or foreign file is a ModelError."""
     return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND))
+
+
+def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
+    """The box networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
+    ``paths`` for a small sheet, of the first alone otherwise."""
+    return load_box_models(paths if px_per_mm < SMALL_SHEET_PX_PER_MM else paths[:1])
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from .boxes import BoxReading, load_box_models, read_boxes
+from .boxes import BoxReading, box_models_for, load_box_models, read_boxes
 from .decode import DecodedSheet, decode_sheet
 from .errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from .layout import Layout, load_layout
@@ -110,7 +110,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout)
-    boxes = read_boxes(canonical, layout)
+    boxes = read_boxes(canonical, layout, box_models_for(location.px_per_mm))
     decoded = decode_sheet(reading, boxes, rules)
     garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))

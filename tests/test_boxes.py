@@ -134,3 +134,12 @@ def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeyp
     assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == defaults
     monkeypatch.setenv("SHEETSCAN_TEST_MODEL", os.pathsep.join(["x.npz", "y.npz"]))
     assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == (Path("x.npz"), Path("y.npz"))
+
+
+def test_only_a_small_sheet_gets_the_second_box_model():
+    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, SMALL_SHEET_PX_PER_MM, box_models_for
+
+    small = box_models_for(SMALL_SHEET_PX_PER_MM - 0.1, DEFAULT_BOX_MODEL_PATHS)
+    large = box_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_BOX_MODEL_PATHS)
+    assert [len(e.nets) for e in (small.turn, small.mark, small.number)] == [2, 2, 2]
+    assert [len(e.nets) for e in (large.turn, large.mark, large.number)] == [1, 1, 1]
