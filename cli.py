@@ -248,6 +248,7 @@ def table_command(
         raise typer.Exit(int(worst))
 
 
+# train.PLANS' names, spelled here so that start-up does not import the vision stack (a test keeps them equal)
 class Networks(str, Enum):
     cells = "cells"
     cells_tables = "cells-tables"

@@ -99,3 +99,10 @@ def test_cli_level_names_are_the_cameras():
     from sheetscan.camera import LEVELS
 
     assert LEVEL_NAMES == tuple(LEVELS)
+
+
+def test_cli_network_choices_are_the_training_plans():
+    from cli import Networks
+    from sheetscan.train import PLANS
+
+    assert [choice.value for choice in Networks] == list(PLANS)
