@@ -10,10 +10,10 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from sheetscan import report
+from sheetscan.present import report
 from sheetscan.errors import ExitCode, SheetscanError
-from sheetscan.rescore import RescoreResult, rescore_file
-from sheetscan.rules import RuleSet
+from sheetscan.game.rescore import RescoreResult, rescore_file
+from sheetscan.game.rules import RuleSet
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
 # 'rescore' of a thousand garden files starts fast.
@@ -106,7 +106,7 @@ def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: 
                 keep_images: bool = False):
     """Each photo's result in the given order, with a progress bar on a terminal's stderr for a
     batch; the sheets' rectified images only if ``keep_images`` (for overlays)."""
-    from sheetscan.batch import default_jobs, expand_inputs, read_photos
+    from sheetscan.reading.batch import default_jobs, expand_inputs, read_photos
 
     paths = expand_inputs(photos)
     if not paths:
@@ -185,7 +185,7 @@ def audit_command(
 
     Example: sheetscan audit --overlay /tmp/audit samples/phone/0000.jpg
     """
-    from sheetscan.overlay import write_audit_pictures
+    from sheetscan.present.overlay import write_audit_pictures
 
     inputs = {path.resolve() for path in photos}
     overlay = _output_folder(overlay)
@@ -213,8 +213,8 @@ def table_command(
 
     Example: sheetscan table --names Aiko,Ben,Chiara samples/table/0000.jpg
     """
-    from sheetscan import table
-    from sheetscan.overlay import write_audit_pictures, write_name_crops
+    from sheetscan.game import table
+    from sheetscan.present.overlay import write_audit_pictures, write_name_crops
 
     inputs = {path.resolve() for path in photos}
     overlay = _output_folder(overlay)
@@ -275,7 +275,7 @@ def train(
     Examples: sheetscan train --networks cells; sheetscan train --networks cells-tables; sheetscan train --networks boxes;
     sheetscan train --networks boxes-tables
     """
-    from sheetscan.train import PLANS, train_models
+    from sheetscan.lab.train import PLANS, train_models
 
     plan = PLANS[networks.value]
     train_models(networks.value, out or plan.out, photos=photos or plan.photos, seed=plan.seed if seed is None else seed,
@@ -300,8 +300,8 @@ def sheet(
 
     Example: sheetscan sheet --out sheet.pdf --layout-json layout.json
     """
-    from sheetscan.layout import load_layout
-    from sheetscan.sheet import write_sheet
+    from sheetscan.design.layout import load_layout
+    from sheetscan.synthetic.sheet import write_sheet
 
     if out.suffix.lower() not in SHEET_FORMATS:
         _fail(f"{out}: the sheet is written as PDF or PNG; name the file .pdf or .png")
@@ -329,7 +329,7 @@ def synth(
     Example: sheetscan synth --n 20 --seed 7 --level phone --out bench/phone
     """
     level = level.value
-    from sheetscan.synth import write_synth
+    from sheetscan.synthetic.synth import write_synth
 
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
@@ -350,7 +350,7 @@ def bench_synth_command(
 
     Example: sheetscan bench synth --n 5 --megapixels 12
     """
-    from sheetscan import bench
+    from sheetscan.lab import bench
 
     level = level.value
     figures = bench.bench_synth(n, seed, level, megapixels)
@@ -373,7 +373,7 @@ def bench_read_command(
 
     Example: sheetscan bench read --n 100 --seed 1 --level phone
     """
-    from sheetscan import bench
+    from sheetscan.lab import bench
 
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1))
@@ -405,7 +405,7 @@ def bench_audit_command(
 
     Example: sheetscan bench audit --n 150 --seed 1 --level phone
     """
-    from sheetscan import bench
+    from sheetscan.lab import bench
 
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1))
@@ -440,8 +440,8 @@ def bench_table_command(
 
     Example: sheetscan bench table --n 40 --sheets-per-photo 3
     """
-    from sheetscan import bench
-    from sheetscan.batch import default_jobs
+    from sheetscan.lab import bench
+    from sheetscan.reading.batch import default_jobs
 
     jobs = jobs or default_jobs()
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
@@ -469,7 +469,7 @@ def bench_games_command(
 
     Example: sheetscan bench games --n 1000
     """
-    from sheetscan import bench
+    from sheetscan.lab import bench
 
     figures = bench.bench_games(n, seed)
     _print_figures(figures, as_json,
@@ -489,7 +489,7 @@ def bench_rescore_command(
 
     Example: sheetscan bench rescore --n 1000
     """
-    from sheetscan import bench
+    from sheetscan.lab import bench
 
     figures = bench.bench_rescore(n, seed)
     _print_figures(figures, as_json,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sheetscan.gardenfile import garden_from_dict
+from sheetscan.game.gardenfile import garden_from_dict
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 GOLDEN_PATHS = sorted(GOLDEN_DIR.glob("*.json"))

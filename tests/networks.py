@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sheetscan.cnn import CellNet
+from sheetscan.reading.networks import CellNet
 
 CHANNELS = (1, 4, 6, 8)
 HIDDEN = 16

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from sheetscan.boxes import BoxReading, Candidate
-from sheetscan.garden import ALL_CELLS, SheetRecord
-from sheetscan.read import DECORATION_CLASSES, GardenReading, garden_from_classes
-from sheetscan.rules import GRID_SIZE
+from sheetscan.reading.boxes import BoxReading, Candidate
+from sheetscan.game.garden import ALL_CELLS, SheetRecord
+from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, garden_from_classes
+from sheetscan.game.rules import GRID_SIZE
 
 SURE = 0.999
 

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from sheetscan.audit import audit
-from sheetscan.garden import SheetRecord, Turn, TurnKind
-from sheetscan.rules import Decoration
-from sheetscan.score import score
-from sheetscan.simulate import play_game
+from sheetscan.game.audit import audit
+from sheetscan.game.garden import SheetRecord, Turn, TurnKind
+from sheetscan.game.rules import Decoration
+from sheetscan.game.score import score
+from sheetscan.game.simulate import play_game
 
 from conftest import make_garden
 

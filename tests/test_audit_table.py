@@ -16,9 +16,9 @@ import pytest
 from conftest import SAMPLES, truth
 
 from cli import app
-from sheetscan.audit import Finding
-from sheetscan.rules import CATEGORIES
-from sheetscan.table import Player, rank, table_to_dict
+from sheetscan.game.audit import Finding
+from sheetscan.game.rules import CATEGORIES
+from sheetscan.game.table import Player, rank, table_to_dict
 
 RECORD_MEMBERS = ("turns", "bonsai_pruned", "ponds_marked", "written")
 
@@ -146,13 +146,13 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
 @pytest.mark.parametrize("successes, trials, low, high", [(8, 10, 0.490, 0.943), (0, 10, 0.0, 0.278),
                                                           (10, 10, 0.722, 1.0), (96, 100, 0.901, 0.984)])
 def test_wilson_interval_matches_published_values(successes, trials, low, high):
-    from sheetscan.bench import wilson_interval
+    from sheetscan.lab.bench import wilson_interval
 
     assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=0.0015)
 
 
 def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
-    from sheetscan.batch import read_photos
+    from sheetscan.reading.batch import read_photos
 
     (tmp_path / "a.jpg").write_text("not a photo")
     (tmp_path / "b.jpg").write_text("nor this")
@@ -169,7 +169,7 @@ def test_a_single_job_reads_on_one_thread_and_gives_the_threads_back(tmp_path):
 
 
 def test_results_carry_the_rectified_sheets_only_when_pictures_are_wanted():
-    from sheetscan.batch import read_photos
+    from sheetscan.reading.batch import read_photos
 
     photo = SAMPLES / "table" / "0000.jpg"
     with_images, without = (next(read_photos([photo], jobs=1, keep_images=keep)) for keep in (True, False))
@@ -179,7 +179,7 @@ def test_results_carry_the_rectified_sheets_only_when_pictures_are_wanted():
 
 
 def test_this_thread_shares_the_work_and_results_keep_their_order():
-    from sheetscan.batch import in_order_sharing_work
+    from sheetscan.reading.batch import in_order_sharing_work
 
     done_by, handed, lock, counter = {}, queue.Queue(), threading.Lock(), itertools.count()
     worker_worked = threading.Event()  # this thread waits for it once, so both surely work
@@ -231,7 +231,7 @@ def _read_here_or_die_in_a_worker(path, worker_died):
 
 
 def test_a_worker_that_dies_loses_only_its_own_photo(tmp_path):
-    from sheetscan.batch import read_with_workers
+    from sheetscan.reading.batch import read_with_workers
 
     paths = [str(index) for index in range(10)]
     read = partial(_read_here_or_die_in_a_worker, worker_died=tmp_path / "worker died")
@@ -251,7 +251,7 @@ def _read_failing_on_five(path):
 
 
 def test_an_error_that_is_not_a_photos_stops_the_batch_and_its_workers():
-    from sheetscan.batch import read_with_workers
+    from sheetscan.reading.batch import read_with_workers
 
     with pytest.raises(ValueError, match="photo 5"):
         list(read_with_workers([str(index) for index in range(10)], _read_failing_on_five, workers=1))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from networks import random_net
 
-from sheetscan.boxes import (
+from sheetscan.reading.boxes import (
     NUMBER_CANDIDATES,
     NUMBER_CLASSES,
     TURN_CLASSES,
@@ -17,13 +17,13 @@ from sheetscan.boxes import (
     turn_candidates,
     turn_labels,
 )
-from sheetscan.cnn import head_classes, head_slices
-from sheetscan.garden import Turn, TurnKind
-from sheetscan.gardenfile import turn_to_dict
-from sheetscan.layout import load_layout
-from sheetscan.rectify import CANONICAL_PX_PER_MM
-from sheetscan.simulate import play_game
-from sheetscan.synth import scrambled_record
+from sheetscan.reading.networks import head_classes, head_slices
+from sheetscan.game.garden import Turn, TurnKind
+from sheetscan.game.gardenfile import turn_to_dict
+from sheetscan.design.layout import load_layout
+from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
+from sheetscan.game.simulate import play_game
+from sheetscan.synthetic.synth import scrambled_record
 
 
 def one_hot(classes, labels) -> dict[str, np.ndarray]:
@@ -102,7 +102,7 @@ def test_scrambled_records_keep_the_garden_and_fill_every_box(seed):
 
 
 def test_box_models_average_each_head_over_their_files():
-    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, PATCHES, load_box_models
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, PATCHES, load_box_models
 
     rng = np.random.default_rng(3)
     patches = rng.random((4, *PATCHES["number"].shape), dtype=np.float32)
@@ -116,7 +116,7 @@ def test_box_models_average_each_head_over_their_files():
 
 
 def test_a_missing_box_model_names_its_file_and_the_command_that_rebuilds_it(tmp_path):
-    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models
     from sheetscan.errors import ModelError
 
     missing = tmp_path / "boxes_tables.npz"
@@ -127,7 +127,7 @@ def test_a_missing_box_model_names_its_file_and_the_command_that_rebuilds_it(tmp
 def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeypatch, tmp_path):
     import os
 
-    from sheetscan.cnn import model_paths
+    from sheetscan.reading.networks import model_paths
 
     defaults = (tmp_path / "a.npz",)
     monkeypatch.delenv("SHEETSCAN_TEST_MODEL", raising=False)
@@ -137,7 +137,7 @@ def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeyp
 
 
 def test_only_a_small_sheet_gets_the_second_box_model():
-    from sheetscan.boxes import DEFAULT_BOX_MODEL_PATHS, SMALL_SHEET_PX_PER_MM, box_models_for
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, SMALL_SHEET_PX_PER_MM, box_models_for
 
     small = box_models_for(SMALL_SHEET_PX_PER_MM - 0.1, DEFAULT_BOX_MODEL_PATHS)
     large = box_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_BOX_MODEL_PATHS)

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from cli import app
-from sheetscan.rules import CATEGORIES
+from sheetscan.game.rules import CATEGORIES
 
 from conftest import GOLDEN_PATHS
 
@@ -96,13 +96,13 @@ def test_every_command_has_help(runner, path):
 
 def test_cli_level_names_are_the_cameras():
     from cli import LEVEL_NAMES
-    from sheetscan.camera import LEVELS
+    from sheetscan.synthetic.camera import LEVELS
 
     assert LEVEL_NAMES == tuple(LEVELS)
 
 
 def test_cli_network_choices_are_the_training_plans():
     from cli import Networks
-    from sheetscan.train import PLANS
+    from sheetscan.lab.train import PLANS
 
     assert [choice.value for choice in Networks] == list(PLANS)

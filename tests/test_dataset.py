@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from sheetscan.dataset import collect, decoration_labels, water_labels
-from sheetscan.synth import synth_photo
+from sheetscan.lab.dataset import collect, decoration_labels, water_labels
+from sheetscan.synthetic.synth import synth_photo
 
 
 def test_a_table_photo_gives_each_sheet_its_own_labels_and_leaves_out_a_held_out_pen():

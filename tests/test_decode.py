@@ -7,12 +7,12 @@ from dataclasses import replace
 import pytest
 from readings import box_reading, garden_reading
 
-from sheetscan.audit import audit
-from sheetscan.decode import FINDING_COST, MAX_MOVE_COST, decode_sheet, sheet_cost
-from sheetscan.garden import SheetRecord
-from sheetscan.rules import Decoration
-from sheetscan.score import score
-from sheetscan.simulate import play_game
+from sheetscan.game.audit import audit
+from sheetscan.reading.decode import FINDING_COST, MAX_MOVE_COST, decode_sheet, sheet_cost
+from sheetscan.game.garden import SheetRecord
+from sheetscan.game.rules import Decoration
+from sheetscan.game.score import score
+from sheetscan.game.simulate import play_game
 
 
 def honest_game(seed: int) -> SheetRecord:

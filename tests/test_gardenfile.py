@@ -5,8 +5,8 @@ import json
 import pytest
 
 from sheetscan.errors import InputFileError
-from sheetscan.gardenfile import load_record, record_from_dict, record_to_dict
-from sheetscan.simulate import play_game
+from sheetscan.game.gardenfile import load_record, record_from_dict, record_to_dict
+from sheetscan.game.simulate import play_game
 
 from conftest import GOLDEN_PATHS
 

@@ -8,16 +8,16 @@ import pytest
 from PIL import Image
 from networks import random_net
 
-from sheetscan.cells import PATCH_PX, WATER_PATCH_PX
-from sheetscan.cnn import CellNet
+from sheetscan.reading.cells import PATCH_PX, WATER_PATCH_PX
+from sheetscan.reading.networks import CellNet
 from sheetscan.errors import InputFileError
-from sheetscan.layout import load_layout
-from sheetscan.locate import locate_sheets
-from sheetscan.photo import load_photo
-from sheetscan.pipeline import MIN_SHEET_PX_PER_MM, read_photo
-from sheetscan.read import decode_water
-from sheetscan.rectify import rectify
-from sheetscan.synth import synth_photo
+from sheetscan.design.layout import load_layout
+from sheetscan.reading.locate import locate_sheets
+from sheetscan.reading.photo import load_photo
+from sheetscan.reading.pipeline import MIN_SHEET_PX_PER_MM, read_photo
+from sheetscan.reading.read import decode_water
+from sheetscan.reading.rectify import rectify
+from sheetscan.synthetic.synth import synth_photo
 
 
 def decoded(photo):
@@ -120,7 +120,7 @@ def test_network_outputs_are_probabilities():
 
 
 def test_cell_models_average_the_probabilities_of_their_files():
-    from sheetscan.read import DEFAULT_MODEL_PATHS, load_cell_models
+    from sheetscan.reading.read import DEFAULT_MODEL_PATHS, load_cell_models
 
     rng = np.random.default_rng(2)
     decoration_patches = rng.random((6, PATCH_PX, PATCH_PX), dtype=np.float32)
@@ -136,7 +136,7 @@ def test_cell_models_average_the_probabilities_of_their_files():
 
 def test_a_missing_cell_model_names_its_file_and_the_command_that_rebuilds_it(tmp_path):
     from sheetscan.errors import ModelError
-    from sheetscan.read import DEFAULT_MODEL_PATHS, load_cell_models
+    from sheetscan.reading.read import DEFAULT_MODEL_PATHS, load_cell_models
 
     missing = tmp_path / "cells_tables.npz"
     with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks cells-tables"):
@@ -200,7 +200,7 @@ def test_small_sheets_of_a_large_photo_are_read_from_a_finer_decode(tmp_path):
 
 
 def test_ink_is_measured_against_the_paper_around_it_so_a_glare_cancels():
-    from sheetscan.cells import ink_map, local_ink_map
+    from sheetscan.reading.cells import ink_map, local_ink_map
 
     paper = np.tile(np.linspace(140, 250, 400), (100, 1))  # a glare brightens the right side
     gray = paper.copy()

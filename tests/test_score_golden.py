@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sheetscan.gardenfile import garden_from_dict
-from sheetscan.score import score
+from sheetscan.game.gardenfile import garden_from_dict
+from sheetscan.game.score import score
 
 from conftest import GOLDEN_PATHS
 

@@ -8,7 +8,7 @@ import pytest
 from conftest import SAMPLES, truth
 
 from cli import app
-from sheetscan.rules import CATEGORIES
+from sheetscan.game.rules import CATEGORIES
 
 
 @pytest.mark.parametrize("level", ["scan", "phone"])

@@ -4,9 +4,9 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from sheetscan.garden import ALL_CELLS, Garden, orthogonal_neighbours, surrounding_cells
-from sheetscan.rules import BRIDGE_POINTS, CATEGORIES, GRID_SIZE, Decoration
-from sheetscan.score import score
+from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, surrounding_cells
+from sheetscan.game.rules import BRIDGE_POINTS, CATEGORIES, GRID_SIZE, Decoration
+from sheetscan.game.score import score
 
 MANY = settings(max_examples=1500, deadline=None)
 N = GRID_SIZE - 1

@@ -3,8 +3,8 @@
 import pytest
 
 from sheetscan.errors import RuleOptionError
-from sheetscan.rules import RuleSet
-from sheetscan.score import score
+from sheetscan.game.rules import RuleSet
+from sheetscan.game.score import score
 
 from conftest import make_garden
 

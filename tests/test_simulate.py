@@ -1,7 +1,7 @@
 """The game simulator: deterministic, legal (see test_audit), and spread over the score range."""
 
-from sheetscan.rules import CATEGORIES
-from sheetscan.simulate import play_game
+from sheetscan.game.rules import CATEGORIES
+from sheetscan.game.simulate import play_game
 
 
 def test_same_seed_same_game():

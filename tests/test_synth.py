@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from cli import app
-from sheetscan.audit import audit
-from sheetscan.camera import page_corners
-from sheetscan.gardenfile import record_from_dict
-from sheetscan.layout import load_layout
-from sheetscan.score import score
-from sheetscan.synth import synth_photo
+from sheetscan.game.audit import audit
+from sheetscan.synthetic.camera import page_corners
+from sheetscan.game.gardenfile import record_from_dict
+from sheetscan.design.layout import load_layout
+from sheetscan.game.score import score
+from sheetscan.synthetic.synth import synth_photo
 
 from test_layout_sheet import detect_markers
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from sheetscan.cnn import CellNet
+from sheetscan.reading.networks import CellNet
 from sheetscan.errors import SheetscanError
 
 
@@ -24,7 +24,7 @@ def toy_patches(count: int, seed: int):
 
 def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
     torch = pytest.importorskip("torch")
-    from sheetscan.train import _network, _to_cellnet, train_cellnet
+    from sheetscan.lab.train import _network, _to_cellnet, train_cellnet
 
     patches, labels = toy_patches(400, 0)
     net = train_cellnet(patches, labels, ("top_left", "bottom_right"), seed=0, epochs=6, batch=32)
@@ -38,7 +38,7 @@ def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
 
 def test_a_multi_head_network_learns_each_head_and_skips_labels_that_do_not_apply():
     pytest.importorskip("torch")
-    from sheetscan.train import train_cellnet
+    from sheetscan.lab.train import train_cellnet
 
     patches, corner = toy_patches(400, 0)
     patches = np.concatenate([patches, patches[:, :, :16]], axis=2)  # rectangular: 48 x 64
@@ -53,7 +53,7 @@ def test_a_multi_head_network_learns_each_head_and_skips_labels_that_do_not_appl
 
 
 def test_training_without_pytorch_says_how_to_get_it(monkeypatch):
-    from sheetscan.train import _torch
+    from sheetscan.lab.train import _torch
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(SheetscanError, match="pip install torch"):
@@ -63,7 +63,7 @@ def test_training_without_pytorch_says_how_to_get_it(monkeypatch):
 def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     from networks import random_net
 
-    from sheetscan.train import fit_temperatures, head_accuracies
+    from sheetscan.lab.train import fit_temperatures, head_accuracies
 
     rng = np.random.default_rng(5)
     classes = ("colour:red", "colour:green", "colour:blue", "size:small", "size:large")
@@ -92,7 +92,7 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
 
 @pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables"])
 def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
-    from sheetscan.train import PLANS
+    from sheetscan.lab.train import PLANS
 
     plan = PLANS[plan_name]
     with np.load(plan.out) as arrays:

@@ -1,0 +1,1 @@
+"""The printed sheets' designs: each a layout of boxes in sheet units, as data."""

@@ -1,0 +1,192 @@
+"""The game model: a garden, the turn log, and what else a sheet records.
+
+Plain frozen data; nothing here knows about images or scoring.
+Cells are 0-based ``(row, column)`` tuples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Callable, Iterator, Mapping
+
+from sheetscan.game.rules import GRID_SIZE, Decoration
+
+Cell = tuple[int, int]
+ALL_CELLS: tuple[Cell, ...] = tuple((r, c) for r in range(GRID_SIZE) for c in range(GRID_SIZE))
+ORTHOGONAL_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+SURROUNDING_STEPS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0))
+
+
+def _inside(row: int, col: int) -> bool:
+    return 0 <= row < GRID_SIZE and 0 <= col < GRID_SIZE
+
+
+@lru_cache(maxsize=None)
+def orthogonal_neighbours(cell: Cell) -> tuple[Cell, ...]:
+    """The up to 4 cells sharing a side with ``cell``."""
+    r, c = cell
+    return tuple((r + dr, c + dc) for dr, dc in ORTHOGONAL_STEPS if _inside(r + dr, c + dc))
+
+
+@lru_cache(maxsize=None)
+def surrounding_cells(cell: Cell) -> tuple[Cell, ...]:
+    """The up to 8 cells sharing a side or a corner with ``cell``."""
+    r, c = cell
+    return tuple((r + dr, c + dc) for dr, dc in SURROUNDING_STEPS if _inside(r + dr, c + dc))
+
+
+@lru_cache(maxsize=None)
+def cross_cells(location: int) -> tuple[Cell, ...]:
+    """The cells of row and column ``location`` (a 1-based die number), in reading order."""
+    return tuple(cell for cell in ALL_CELLS if cell[0] == location - 1 or cell[1] == location - 1)
+
+
+@dataclass(frozen=True)
+class Garden:
+    """The 6x6 garden: a decoration or None per cell, earth or water, late trees.
+
+    Attributes
+    ----------
+    decorations : tuple of 6 tuples of 6 Decoration or None
+    water : tuple of 6 tuples of 6 bool
+        True where the cell lies inside a traced pond outline.
+    tree_late : frozenset of Cell
+        Trees drawn in Spring or Summer (they carry a dot and score 2 on earth).
+    """
+
+    decorations: tuple[tuple[Decoration | None, ...], ...]
+    water: tuple[tuple[bool, ...], ...]
+    tree_late: frozenset[Cell] = frozenset()
+
+    @classmethod
+    def empty(cls) -> "Garden":
+        row_none = (None,) * GRID_SIZE
+        row_earth = (False,) * GRID_SIZE
+        return cls((row_none,) * GRID_SIZE, (row_earth,) * GRID_SIZE)
+
+    def decoration(self, cell: Cell) -> Decoration | None:
+        return self.decorations[cell[0]][cell[1]]
+
+    def is_water(self, cell: Cell) -> bool:
+        return self.water[cell[0]][cell[1]]
+
+    def decorated_cells(self) -> Iterator[tuple[Cell, Decoration]]:
+        for cell in ALL_CELLS:
+            decoration = self.decoration(cell)
+            if decoration is not None:
+                yield cell, decoration
+
+    def with_cell(
+        self,
+        cell: Cell,
+        decoration: Decoration | None | type[...] = ...,
+        water: bool | None = None,
+        late: bool | None = None,
+    ) -> "Garden":
+        """A copy with one cell changed; arguments left out keep their value."""
+        r, c = cell
+        decorations = self.decorations
+        if decoration is not ...:
+            row = list(decorations[r])
+            row[c] = decoration
+            decorations = decorations[:r] + (tuple(row),) + decorations[r + 1 :]
+        water_rows = self.water
+        if water is not None:
+            row = list(water_rows[r])
+            row[c] = water
+            water_rows = water_rows[:r] + (tuple(row),) + water_rows[r + 1 :]
+        tree_late = self.tree_late
+        if late is not None:
+            tree_late = tree_late | {cell} if late else tree_late - {cell}
+        return Garden(decorations, water_rows, frozenset(tree_late))
+
+    def mapped(self, move: Callable[[Cell], Cell]) -> "Garden":
+        """The garden with every cell moved by ``move`` (a permutation of the grid)."""
+        decorations = [[None] * GRID_SIZE for _ in range(GRID_SIZE)]
+        water = [[False] * GRID_SIZE for _ in range(GRID_SIZE)]
+        for cell in ALL_CELLS:
+            r, c = move(cell)
+            decorations[r][c] = self.decoration(cell)
+            water[r][c] = self.is_water(cell)
+        return Garden(
+            tuple(map(tuple, decorations)),
+            tuple(map(tuple, water)),
+            frozenset(move(cell) for cell in self.tree_late),
+        )
+
+
+def ponds(garden: Garden) -> list[frozenset[Cell]]:
+    """The ponds: orthogonally connected groups of water cells, in reading order."""
+    seen: set[Cell] = set()
+    found = []
+    for start in ALL_CELLS:
+        if start in seen or not garden.is_water(start):
+            continue
+        group = {start}
+        frontier = [start]
+        while frontier:
+            for neighbour in orthogonal_neighbours(frontier.pop()):
+                if neighbour not in group and garden.is_water(neighbour):
+                    group.add(neighbour)
+                    frontier.append(neighbour)
+        seen |= group
+        found.append(frozenset(group))
+    return found
+
+
+class TurnKind(Enum):
+    DRAW = "draw"  # two decoration dice and a location die
+    PRUNE = "prune"  # one decoration die, any empty cell; a bonsai leaf is marked
+    SKIP = "skip"  # an impossible turn, written X
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn box.
+
+    Attributes
+    ----------
+    kind : TurnKind
+    dice : tuple of int
+        Decoration die numbers (1-6): two for a draw, one for a pruning, none for a skip.
+    location : int or None
+        The location die (1-6) of a draw: the row and column numbered so.
+    cell : Cell or None
+        The 0-based cell of a pruning.
+    """
+
+    kind: TurnKind
+    dice: tuple[int, ...] = ()
+    location: int | None = None
+    cell: Cell | None = None
+
+
+def turn_text(turn: Turn) -> str:
+    """A turn box as a player writes it: ``2-3 / 6``, ``5 / 24`` (a pruning), ``X``."""
+    if turn.kind is TurnKind.SKIP:
+        return "X"
+    if turn.kind is TurnKind.DRAW:
+        return f"{turn.dice[0]}-{turn.dice[1]} / {turn.location}"
+    return f"{turn.dice[0]} / {turn.cell[0] + 1}{turn.cell[1] + 1}"
+
+
+@dataclass(frozen=True)
+class SheetRecord:
+    """Everything a sheet records: the garden and, when known, the rest of the sheet."""
+
+    garden: Garden
+    turns: tuple[Turn, ...] | None = None
+    bonsai_pruned: int | None = None
+    ponds_marked: tuple[bool, ...] | None = None
+    written: Mapping[str, int] | None = field(default=None)
+
+    def __post_init__(self):
+        if self.written is not None and not isinstance(self.written, MappingProxyType):
+            object.__setattr__(self, "written", MappingProxyType(dict(self.written)))
+
+    def __reduce__(self):  # a mapping proxy does not pickle; batches send records between processes
+        written = None if self.written is None else dict(self.written)
+        return type(self), (self.garden, self.turns, self.bonsai_pruned, self.ponds_marked, written)

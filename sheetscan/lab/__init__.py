@@ -1,0 +1,1 @@
+"""The lab: training the networks on synthetic photos, and the benches that measure reading."""

@@ -1,0 +1,357 @@
+"""Benchmarks: figures measured against a reference timed in the same run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from sheetscan.game.audit import audit
+from sheetscan.game.gardenfile import garden_to_dict, record_to_dict
+from sheetscan.game.score import score
+from sheetscan.game.simulate import play_game
+from sheetscan.synthetic.synth import match_truth, synth_photo
+from sheetscan.game.table import Player, rank, winners
+
+# The floor a rescore run cannot beat: start Python and parse the same JSON files.
+REFERENCE_SCRIPT = "import json, sys\nfor p in sys.argv[1:]:\n    json.load(open(p))"
+
+
+def _best_of(repeats: int, command: list[str]) -> float:
+    """The fastest of ``repeats`` runs of ``command``, in seconds (least disturbed by noise)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def write_garden_files(folder: Path, count: int, seed: int) -> list[Path]:
+    """Write ``count`` simulated games as garden files (turn log and written scores included)."""
+    paths = []
+    for index in range(count):
+        game = play_game(seed + index)
+        path = folder / f"{index:04d}.json"
+        path.write_text(json.dumps(record_to_dict(game.record)))
+        paths.append(path)
+    return paths
+
+
+def bench_rescore(count: int, seed: int, repeats: int = 3) -> dict:
+    """Time ``sheetscan rescore --json`` on ``count`` garden files in one call."""
+    with tempfile.TemporaryDirectory(prefix="sheetscan-bench-") as folder:
+        paths = [str(p) for p in write_garden_files(Path(folder), count, seed)]
+        rescore = _best_of(repeats, [sys.executable, "-m", "cli", "rescore", "--json", *paths])
+        reference = _best_of(repeats, [sys.executable, "-c", REFERENCE_SCRIPT, *paths])
+    return {
+        "files": count,
+        "rescore_seconds": round(rescore, 3),
+        "reference_seconds": round(reference, 3),
+        "ratio": round(rescore / reference, 2),
+        "files_per_second": round(count / rescore),
+    }
+
+
+def bench_synth(count: int, seed: int, level: str, megapixels: float) -> dict:
+    """Median time to make one synthetic photo on one core, and to decode it (the reference)."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        synth_photo(0, seed, level, megapixels=megapixels)  # draw the blank sheet once, as a batch does
+        makes, decodes = [], []
+        for index in range(1, count + 1):
+            start = time.perf_counter()
+            photo = synth_photo(index, seed, level, megapixels=megapixels)
+            makes.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            decodes.append(time.perf_counter() - start)
+    finally:
+        cv2.setNumThreads(threads)
+    make, decode = float(np.median(makes)), float(np.median(decodes))
+    return {"photos": count, "level": level, "megapixels": megapixels,
+            "seconds_per_photo": round(make, 3), "decode_seconds": round(decode, 3),
+            "ratio": round(make / decode, 2)}
+
+
+def bench_games(count: int, seed: int) -> dict:
+    """Play ``count`` games: the share the auditor finds legal and the spread of their totals."""
+    totals, legal = [], 0
+    for game_seed in range(seed, seed + count):
+        game = play_game(game_seed, mistake_rate=0.0)
+        garden_score = score(game.record.garden)
+        legal += not audit(game.record, garden_score) and garden_score.breakdown == game.breakdown
+        totals.append(game.breakdown["total"])
+    return {"games": count, "legal_share": legal / count, "min": int(np.min(totals)),
+            "p5": float(np.percentile(totals, 5)), "median": float(np.median(totals)),
+            "p95": float(np.percentile(totals, 95)), "max": int(np.max(totals))}
+
+
+def _match(truth_sheets: list[dict], read_sheets: tuple) -> list[tuple[dict, object]]:
+    """Pairs of truth and read sheets that lie in the same place (synth.match_truth)."""
+    return [(truth, read_sheets[i]) for truth, i in match_truth(truth_sheets, [s.corners for s in read_sheets])]
+
+
+def _cell_tallies(truth: dict, sheet) -> dict:
+    cells, water, late = truth["garden"]["cells"], truth["garden"]["water"], {tuple(c) for c in truth["garden"]["tree_late"]}
+    read = garden_to_dict(sheet.garden)
+    read_late = {tuple(c) for c in read["tree_late"]}
+    tally = {"cells": 36, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
+    for r in range(6):
+        for c in range(6):
+            tally["decoration"] += cells[r][c] == read["cells"][r][c]
+            tally["water"] += water[r][c] == read["water"][r][c]
+            if cells[r][c] == "T" and read["cells"][r][c] == "T":
+                tally["trees"] += 1
+                tally["dots"] += ((r, c) in late) == ((r, c) in read_late)
+    return tally
+
+
+def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None) -> dict:
+    """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read."""
+    from sheetscan.reading.pipeline import read_photo
+
+    totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
+              "water": 0, "trees": 0, "dots": 0}
+    by_pen: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
+        for index in range(count):
+            photo = synth_photo(index, seed, level, sheets_per_photo)
+            path = Path(folder) / "photo.jpg"
+            path.write_bytes(photo.jpeg)
+            result = read_photo(path)
+            totals["sheets"] += len(photo.truth["sheets"])
+            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
+                totals["found"] += 1
+                totals["exact_total"] += sheet.score.breakdown["total"] == truth["score"]["total"]
+                totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
+                tally = _cell_tallies(truth, sheet)
+                for key, value in tally.items():
+                    totals[key] += value
+                pen = by_pen.setdefault(truth["style"]["pen"], [0, 0])
+                pen[0] += tally["decoration"]
+                pen[1] += tally["cells"]
+            if say:
+                say(index)
+        speed = _read_speed(Path(folder), seed, level)
+    cells = max(totals["cells"], 1)
+    return {
+        "photos": count, "level": level, "seed": seed, "sheets": totals["sheets"],
+        "sheets_found": totals["found"] / max(totals["sheets"], 1),
+        "decoration_accuracy": totals["decoration"] / cells,
+        "water_accuracy": totals["water"] / cells,
+        "tree_dot_accuracy": totals["dots"] / max(totals["trees"], 1),
+        "exact_total": totals["exact_total"] / max(totals["found"], 1),
+        "exact_total_cells_only": totals["exact_total_cells_only"] / max(totals["found"], 1),
+        "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
+        **speed,
+    }
+
+
+def _read_speed(folder: Path, seed: int, level: str, repeats: int = 3) -> dict:
+    """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
+    peak memory of a whole ``sheetscan score`` process on it."""
+    from sheetscan.reading.pipeline import read_photo
+
+    path = folder / "twelve.jpg"
+    path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12).jpeg)
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        read_photo(path)  # load the model once, as a batch does
+        reads, decodes = [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            cv2.imread(str(path))
+            decodes.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            read_photo(path)
+            reads.append(time.perf_counter() - start)
+    finally:
+        cv2.setNumThreads(threads)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-m", "cli", "score", "--json", str(path)], check=True, stdout=subprocess.DEVNULL)
+    peak_kib = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
+    read, decode = float(np.median(reads)), float(np.median(decodes))
+    return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
+            "read_to_decode_ratio": round(read / decode, 2), "peak_memory_mb": round(peak_kib / 1024)}
+
+
+def _turn_symbols(turn: dict) -> list[str]:
+    """What a turn box holds, symbol by symbol: the dice, the location digits, or X."""
+    if turn["kind"] == "skip":
+        return ["X"]
+    if turn["kind"] == "draw":
+        return [*map(str, turn["dice"]), str(turn["location"])]
+    return [str(turn["dice"][0]), str(turn["cell"][0] + 1), str(turn["cell"][1] + 1)]
+
+
+def _symbols_right(truth: dict, read: dict) -> tuple[int, int]:
+    """(symbols read right, symbols) of one turn box; a box read as another kind is all wrong."""
+    want, got = _turn_symbols(truth), _turn_symbols(read)
+    if truth["kind"] != read["kind"]:
+        return 0, len(want)
+    return sum(a == b for a, b in zip(want, got, strict=True)), len(want)
+
+
+def _mistaken_categories(truth: dict) -> set[str]:
+    """The categories a player wrote wrong (not the total that merely adds them up)."""
+    wrong = {c for c in truth["written"] if truth["written"][c] != truth["score"][c]}
+    return wrong - {"total"} if wrong - {"total"} else wrong
+
+
+def _audit_tallies(truth: dict, sheet) -> dict:
+    """One sheet's counts for ``bench audit``: raw (the readers' first choice) and decoded."""
+    from sheetscan.reading.decode import best_reading
+
+    decoded = record_to_dict(sheet.decoded.record)
+    raw = record_to_dict(best_reading(sheet.reading, sheet.boxes))
+    tally = {}
+    for name, record in (("raw", raw), ("decoded", decoded)):
+        pairs = [_symbols_right(t, r) for t, r in zip(truth["turns"], record["turns"], strict=True)]
+        tally[f"{name}_symbols_right"] = sum(right for right, _ in pairs)
+        tally[f"{name}_numbers_right"] = sum(record["written"][c] == v for c, v in truth["written"].items())
+    tally["symbols"] = sum(n for _, n in pairs)
+    tally["numbers"] = len(truth["written"])
+    leaves = [c[0].value for c in sheet.boxes.leaves]
+    icons = [c[0].value for c in sheet.boxes.pond_icons]
+    truth_leaves = [i < truth["bonsai_pruned"] for i in range(len(leaves))]
+    tally["marks"] = len(leaves) + len(icons)
+    tally["marks_right"] = sum(a == b for a, b in zip(leaves + icons, truth_leaves + truth["ponds_marked"], strict=True))
+    flagged = {box.removeprefix("written ") for f in sheet.decoded.findings if f.kind == "written_differs" for box in f.boxes}
+    mistaken = _mistaken_categories(truth)
+    tally["wrong_sheets"] = bool(mistaken)
+    tally["wrong_flagged"] = bool(mistaken) and mistaken <= flagged
+    tally["right_sheets"] = not mistaken
+    tally["false_difference"] = not mistaken and bool(flagged)
+    return tally
+
+
+def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None) -> dict:
+    """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
+    read and the differences flagged with the truth."""
+    from sheetscan.reading.pipeline import read_photo
+
+    totals: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
+        for index in range(count):
+            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate)
+            path = Path(folder) / "photo.jpg"
+            path.write_bytes(photo.jpeg)
+            result = read_photo(path)
+            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
+                for key, value in _audit_tallies(truth, sheet).items():
+                    totals[key] = totals.get(key, 0) + int(value)
+                totals["sheets"] = totals.get("sheets", 0) + 1
+            if say:
+                say(index)
+
+    def share(part: str, whole: str) -> float:
+        return totals.get(part, 0) / max(totals.get(whole, 0), 1)
+
+    return {
+        "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "sheets": totals.get("sheets", 0),
+        "turn_symbols_raw": share("raw_symbols_right", "symbols"),
+        "turn_symbols": share("decoded_symbols_right", "symbols"),
+        "marks": share("marks_right", "marks"),
+        "written_numbers_raw": share("raw_numbers_right", "numbers"),
+        "written_numbers": share("decoded_numbers_right", "numbers"),
+        "sheets_written_wrong": totals.get("wrong_sheets", 0),
+        "wrong_flagged": share("wrong_flagged", "wrong_sheets"),
+        "sheets_written_right": totals.get("right_sheets", 0),
+        "false_difference": share("false_difference", "right_sheets"),
+    }
+
+
+def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
+    """Indices of the winners among (breakdown, bonsai leaves pruned) sheets, by table.rank."""
+    players = [Player(str(index), "", index, breakdown, pruned, ()) for index, (breakdown, pruned) in enumerate(sheets)]
+    return {player.sheet for player in winners(rank(players))}
+
+
+def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
+                repeats: int = 5) -> dict:
+    """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
+    exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
+    the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
+    each round's own ratio and how busy the cores kept during the all-jobs reads."""
+    from sheetscan.reading.batch import read_photos
+
+    totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
+    with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
+        paths, truths = [], []
+        for index in range(count):
+            photo = synth_photo(index, seed, level, sheets_per_photo)
+            path = Path(folder) / f"{index:04d}.jpg"
+            path.write_bytes(photo.jpeg)
+            paths.append(path)
+            truths.append(photo.truth)
+        timings = {"one_job": [], "all_jobs": []}
+        busy = []  # per all-jobs read: the share of its cores' time spent reading (not waiting)
+        for repeat in range(repeats):
+            for label, workers in (("one_job", 1), ("all_jobs", jobs)):
+                cpu_before, start = _cpu_seconds(), time.perf_counter()
+                results = list(read_photos(paths, jobs=workers, keep_images=False))
+                seconds = time.perf_counter() - start
+                timings[label].append(seconds)
+                if label == "all_jobs":
+                    busy.append((_cpu_seconds() - cpu_before) / (seconds * jobs))
+                if say:
+                    say(f"{label} ({repeat + 1} of {repeats})")
+    for truth, result in zip(truths, results, strict=True):
+        pairs = _match(truth["sheets"], result.sheets)
+        totals["sheets"] += len(truth["sheets"])
+        totals["found"] += len(pairs)
+        totals["invented"] += len(result.sheets) - len(pairs)
+        totals["exact_total"] += sum(sheet.score.total == t["score"]["total"] for t, sheet in pairs)
+        totals["tables"] += 1
+        if len(pairs) == len(truth["sheets"]):
+            truth_sheets = [(t["score"], t["bonsai_pruned"]) for t, _ in pairs]
+            read_sheets = [(s.score.breakdown, s.decoded.record.bonsai_pruned) for _, s in pairs]
+            totals["right_winner"] += _winning_sheets(read_sheets) == _winning_sheets(truth_sheets)
+    sheets_read = totals["found"] + totals["invented"]
+    one, many = sheets_read / min(timings["one_job"]), sheets_read / min(timings["all_jobs"])
+    exact_interval = wilson_interval(totals["exact_total"], totals["found"])
+    winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
+    return {
+        "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo,
+        "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
+        "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
+        "right_winner": totals["right_winner"] / max(totals["tables"], 1),
+        # 95% intervals: on 40 tables one winner more or less moves the share by 2.5 points
+        "exact_total_interval": [round(bound, 3) for bound in exact_interval],
+        "right_winner_interval": [round(bound, 3) for bound in winner_interval],
+        "jobs": jobs, "repeats": repeats, "sheets_per_second_one_job": round(one, 3), "sheets_per_second_all_jobs": round(many, 3),
+        "speedup": round(many / one, 2),
+        # each round's own ratio (its 1-job read over its all-jobs read): how much the machine drifted
+        "speedup_by_round": [round(a / b, 2) for a, b in zip(timings["one_job"], timings["all_jobs"])],
+        "cores_busy": round(float(np.median(busy)), 3),
+    }
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share (95% for the default ``z``): where the share of a
+    much larger run would likely fall. Sound near 0% and 100%, where the normal one is not."""
+    if not trials:
+        return 0.0, 1.0
+    share, spread = successes / trials, z * z / trials
+    centre = (share + spread / 2) / (1 + spread)
+    half = z * math.sqrt(share * (1 - share) / trials + spread / (4 * trials)) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the batch's workers)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system

@@ -1,0 +1,115 @@
+"""Training and bench data: synthetic photos read by the real locator, with truth labels."""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sheetscan.design.layout import load_layout
+from sheetscan.reading.locate import locate_sheets
+from sheetscan.reading.boxes import number_labels, sheet_box_patches, turn_labels
+from sheetscan.reading.read import DECORATION_CLASSES, cell_patches
+from sheetscan.reading.rectify import rectify
+from sheetscan.game.rules import CATEGORIES, DECORATION_BY_LETTER, EMPTY_LETTER, MAX_PRUNINGS, WATER_LETTER, Decoration
+from sheetscan.synthetic.synth import match_truth, synth_photo
+
+
+def decoration_labels(garden: dict) -> np.ndarray:
+    """(36,) class indices of a truth garden (golden form) in reading order."""
+    late = {tuple(cell) for cell in garden["tree_late"]}
+    labels = []
+    for r, row in enumerate(garden["cells"]):
+        for c, letter in enumerate(row):
+            if letter == EMPTY_LETTER:
+                name = "empty"
+            elif DECORATION_BY_LETTER[letter] is Decoration.TREE and (r, c) in late:
+                name = "tree_late"
+            else:
+                name = DECORATION_BY_LETTER[letter].category
+            labels.append(DECORATION_CLASSES.index(name))
+    return np.array(labels)
+
+
+def water_labels(garden: dict) -> np.ndarray:
+    return np.array([letter == WATER_LETTER for row in garden["water"] for letter in row], dtype=int)
+
+
+def _cell_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    decoration_patches, water_patches = cell_patches(canonical, layout)
+    return {"decoration": (decoration_patches, decoration_labels(truth["garden"])),
+            "water": (water_patches, water_labels(truth["garden"]))}
+
+
+def _box_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    patches = sheet_box_patches(canonical, layout)
+    leaves = [leaf < truth["bonsai_pruned"] for leaf in range(MAX_PRUNINGS)]  # leaves are marked in order
+    return {"turn": (patches["turn"], np.array([turn_labels(turn) for turn in truth["turns"]])),
+            "mark": (patches["mark"], np.array(leaves + truth["ponds_marked"], dtype=int)),
+            "number": (patches["number"], np.array([number_labels(truth["written"][c]) for c in CATEGORIES]))}
+
+
+SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples}
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Ink patches and labels for each network of a kind (cells: decoration and water; boxes:
+    turn, mark and number), with the photo each sample came from."""
+
+    patches: dict[str, np.ndarray]  # (n, h, w) per network: see read.cell_patches, boxes.sheet_box_patches
+    labels: dict[str, np.ndarray]  # (n,) or (n, heads)
+    photos: dict[str, np.ndarray]  # (n,) photo index of each sample
+    sheets: int
+
+
+def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
+            skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
+            sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
+    """Samples of the synthetic photos ``indices`` of run ``seed``; levels and sheets per photo
+    are taken in turn (photo i: ``levels[i % len]``, ``sheets_per_photo[i % len]``).
+
+    Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training), and
+    so are sheets the locator misses; ``scramble`` fills the boxes at random (see
+    synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
+    level's range).
+    """
+    layout = load_layout()
+    parts: dict[str, list] = {}
+    sheets = 0
+    for index in indices:
+        photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
+                            megapixels=megapixels, scramble=scramble)
+        if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
+            continue
+        gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+        located = locate_sheets(gray, layout).sheets
+        for truth, found in match_truth(photo.truth["sheets"], [sheet.page_corners(layout) for sheet in located]):
+            if truth["style"]["pen"] in skip_pens:
+                continue
+            sheets += 1
+            for name, (patches, labels) in SAMPLERS[kind](rectify(gray, located[found], layout), layout, truth).items():
+                parts.setdefault(name, []).append((patches, labels, np.full(len(patches), index)))
+    return Samples(*({name: np.concatenate([p[i] for p in chunks]) for name, chunks in parts.items()} for i in range(3)),
+                   sheets)
+
+
+def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
+                     skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
+                     megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
+    """``collect`` over ``jobs`` processes; the result does not depend on ``jobs``."""
+    chunks = [range(start, count, jobs) for start in range(jobs)]
+    with ProcessPoolExecutor(jobs) as pool:
+        parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
+                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs))
+    merged = []
+    for field in ("patches", "labels", "photos"):
+        merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])
+                       for name in parts[0].photos})
+    for name, photos in merged[2].items():
+        order = np.argsort(photos, kind="stable")
+        for table in merged:
+            table[name] = table[name][order]
+    return Samples(*merged, sum(p.sheets for p in parts))

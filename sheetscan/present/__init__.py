@@ -1,0 +1,1 @@
+"""Presenting results: text and JSON for people and programs, annotated pictures."""

@@ -1,0 +1,1 @@
+"""Reading a photo: find each sheet, rectify it, read its cells and boxes, decode the record."""

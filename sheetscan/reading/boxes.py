@@ -1,0 +1,218 @@
+"""Read the sheet's boxes: the 12 turn boxes, the bonsai leaves and pond icons, the written scores.
+
+Each box kind has one small multi-head network (see cnn.py). A turn box is read whole: its
+kind (draw, prune, X) and each digit it can hold, so the digits are read in their place and
+an X drawn across the sub-boxes is seen as one stroke. A written number is read as its sign,
+tens and units. Every reading keeps its probabilities, so the decoder can weigh the runners-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from sheetscan.reading.cells import ink_map
+from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths
+from sheetscan.game.garden import Turn, TurnKind
+from sheetscan.design.layout import Layout, Region
+from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
+from sheetscan.game.rules import CATEGORIES, MAX_PRUNINGS
+
+# Two box models trained on the same run, the second with table photos too (train.PLANS "boxes"
+# and "boxes-tables"). A sheet on a table photo may have 1.2 to 3 px/mm, where a turn log read
+# by the first alone is often wrong and leads the decoder to change right cells; a sheet read
+# at less than SMALL_SHEET_PX_PER_MM gets the average of both. On validation photos (seeds
+# 77-82, none a bench figure's), wrong totals of table sheets: 14 of 449 with the first alone,
+# 10 with both on every sheet, 10 with both below 2.5 px/mm (137 sheets). Above that, both on
+# every sheet changed no total (298 sheets alone) and cost 9 ms a sheet (read_boxes 14 -> 23 ms).
+DEFAULT_BOX_MODEL_PATHS = tuple(Path(__file__).resolve().parents[2] / "models" / name
+                                for name in ("boxes.npz", "boxes_tables.npz"))
+BOX_MODEL_PATHS = model_paths("SHEETSCAN_BOX_MODEL", DEFAULT_BOX_MODEL_PATHS)
+BOX_REBUILD_COMMAND = "sheetscan train --networks boxes; sheetscan train --networks boxes-tables"
+SMALL_SHEET_PX_PER_MM = 2.5  # photo pixels per sheet mm below which every box model reads
+TURNS = 12
+DIGITS = tuple(str(d) for d in range(1, 7))
+TURN_CLASSES = (*(f"kind:{k.value}" for k in TurnKind), *(f"first:{d}" for d in DIGITS),
+                *(f"second:{d}" for d in DIGITS), *(f"place:{d}" for d in DIGITS),
+                *(f"column:{d}" for d in DIGITS))
+MARK_CLASSES = ("blank", "marked")
+NUMBER_CLASSES = ("sign:+", "sign:-", "tens:none", *(f"tens:{d}" for d in range(1, 10)),
+                  *(f"units:{d}" for d in range(10)))
+CANDIDATES = 12  # readings kept per turn box for the decoder
+# A struck-out number beside the rewritten one makes the number reader unsure of every digit:
+# the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
+# within what the decoder may take. Keep that many, so that it can.
+NUMBER_CANDIDATES = 64
+
+
+@dataclass(frozen=True)
+class PatchSpec:
+    """How a box becomes a network input: the box grown by ``margin_mm``, resized to ``shape``."""
+
+    margin_mm: float
+    shape: tuple[int, int]  # (height, width) pixels, multiples of 8 (three 2x2 poolings)
+
+
+TURN_PATCH = PatchSpec(1.0, (48, 104))  # 35 x 16 mm: about 3 px/mm, digits 15-25 px tall
+MARK_PATCH = PatchSpec(1.0, (32, 32))
+NUMBER_PATCH = PatchSpec(0.5, (48, 56))  # 18.5 x 16 mm
+
+
+def box_regions(layout: Layout) -> dict[str, list[Region]]:
+    """The regions each box network reads, in sheet order: turns, marks (3 leaves then 4 pond
+    icons), numbers (one per scoring category)."""
+    return {
+        "turn": [layout.region(f"turn_{i}") for i in range(TURNS)],
+        "mark": [layout.region(f"leaf_{i}") for i in range(MAX_PRUNINGS)]
+        + [layout.region(f"pond_icon_{i}") for i in range(len(layout.of_kind("pond_icon")))],
+        "number": [layout.region(f"score_{category}") for category in CATEGORIES],
+    }
+
+
+PATCHES = {"turn": TURN_PATCH, "mark": MARK_PATCH, "number": NUMBER_PATCH}
+CLASSES = {"turn": TURN_CLASSES, "mark": MARK_CLASSES, "number": NUMBER_CLASSES}
+
+
+def region_patches(canonical: np.ndarray, regions: list[Region], spec: PatchSpec,
+                   px_per_mm: float = CANONICAL_PX_PER_MM) -> np.ndarray:
+    """(n, h, w) float32 ink patches of ``regions`` of a canonical sheet image."""
+    height, width = spec.shape
+    patches = np.empty((len(regions), height, width), np.float32)
+    for index, region in enumerate(regions):
+        x0 = int(round((region.x - spec.margin_mm) * px_per_mm))
+        y0 = int(round((region.y - spec.margin_mm) * px_per_mm))
+        x1 = int(round((region.x + region.w + spec.margin_mm) * px_per_mm))
+        y1 = int(round((region.y + region.h + spec.margin_mm) * px_per_mm))
+        crop = canonical[max(y0, 0) : y1, max(x0, 0) : x1]
+        patches[index] = ink_map(cv2.resize(crop, (width, height), interpolation=cv2.INTER_AREA))
+    return patches
+
+
+def sheet_box_patches(canonical: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
+    """Every box network's patches of one sheet: what they read, in training and reading alike."""
+    return {kind: region_patches(canonical, regions, PATCHES[kind]) for kind, regions in box_regions(layout).items()}
+
+
+@dataclass(frozen=True)
+class BoxModels:
+    """The box networks of one or more model files, each kind read as one ensemble."""
+
+    turn: Ensemble
+    mark: Ensemble
+    number: Ensemble
+
+
+@lru_cache(maxsize=4)
+def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
+    """The trained box networks of ``paths``; a missing or foreign file is a ModelError."""
+    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND))
+
+
+def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
+    """The box networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
+    ``paths`` for a small sheet, of the first alone otherwise."""
+    return load_box_models(paths if px_per_mm < SMALL_SHEET_PX_PER_MM else paths[:1])
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reading of a box and its probability under the network."""
+
+    value: object  # a Turn, a bool (marked) or an int (a written number)
+    probability: float
+
+
+@dataclass(frozen=True)
+class BoxReading:
+    """The boxes of one sheet as read, each with its best candidates, most likely first."""
+
+    turns: tuple[tuple[Candidate, ...], ...]  # 12 boxes
+    leaves: tuple[tuple[Candidate, ...], ...]  # 3 leaves: marked or not
+    pond_icons: tuple[tuple[Candidate, ...], ...]  # 4 icons
+    written: dict[str, tuple[Candidate, ...]]  # per scoring category
+
+
+def _top(joint: dict[object, float], count: int = CANDIDATES) -> tuple[Candidate, ...]:
+    best = sorted(joint.items(), key=lambda item: -item[1])[:count]
+    return tuple(Candidate(value, float(p)) for value, p in best)
+
+
+def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
+    """The most likely readings of one turn box from its heads' probabilities (1-D each)."""
+    best = {head: np.argsort(p)[::-1][:2] for head, p in heads.items()}  # two digits per place suffice
+    die = {head: [(int(DIGITS[i]), float(heads[head][i])) for i in best[head]] for head in ("first", "second", "place", "column")}
+    kinds = [TurnKind(k) for k in head_classes(TURN_CLASSES)["kind"]]
+    joint: dict[object, float] = {}
+    for kind, p_kind in zip(kinds, heads["kind"], strict=True):
+        if kind is TurnKind.SKIP:
+            joint[Turn(kind)] = float(p_kind)
+        elif kind is TurnKind.DRAW:
+            for (a, pa), (b, pb), (loc, pl) in itertools.product(die["first"], die["second"], die["place"]):
+                joint[Turn(kind, (a, b), location=loc)] = float(p_kind) * pa * pb * pl
+        else:
+            for (a, pa), (row, pr), (col, pc) in itertools.product(die["first"], die["place"], die["column"]):
+                joint[Turn(kind, (a,), cell=(row - 1, col - 1))] = float(p_kind) * pa * pr * pc
+    return _top(joint)
+
+
+def number_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
+    """The most likely written numbers from the sign, tens and units heads (1-D each)."""
+    names = head_classes(NUMBER_CLASSES)
+    joint: dict[object, float] = {}
+    for (sign, ps), (tens, pt), (units, pu) in itertools.product(
+        *(zip(names[head], heads[head], strict=True) for head in ("sign", "tens", "units"))
+    ):
+        value = (0 if tens == "none" else 10 * int(tens)) + int(units)
+        value = -value if sign == "-" else value
+        joint[value] = joint.get(value, 0.0) + float(ps * pt * pu)  # "-0" and "0" are one number
+    return _top(joint, NUMBER_CANDIDATES)
+
+
+def mark_candidates(p_marked: float) -> tuple[Candidate, ...]:
+    return tuple(sorted((Candidate(True, p_marked), Candidate(False, 1 - p_marked)), key=lambda c: -c.probability))
+
+
+def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None = None) -> BoxReading:
+    """Read every box of a canonical sheet image ((h, w) uint8)."""
+    models = models or load_box_models()
+    patches = sheet_box_patches(canonical, layout)
+    turn_heads = models.turn.head_probabilities(patches["turn"])
+    marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
+    number_heads = models.number.head_probabilities(patches["number"])
+    turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}) for i in range(TURNS))
+    marks = tuple(mark_candidates(float(p)) for p in marked)
+    written = {category: number_candidates({h: p[i] for h, p in number_heads.items()})
+               for i, category in enumerate(CATEGORIES)}
+    return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written)
+
+
+def turn_labels(turn: dict) -> list[int]:
+    """A truth turn (bench form) as the turn network's per-head labels, -1 where a head does
+    not apply."""
+    names = head_classes(TURN_CLASSES)
+    labels = dict.fromkeys(names, -1)
+    labels["kind"] = names["kind"].index(turn["kind"])
+    if turn["kind"] == "draw":
+        labels["first"], labels["second"] = (names["first"].index(str(d)) for d in turn["dice"])
+        labels["place"] = names["place"].index(str(turn["location"]))
+    elif turn["kind"] == "prune":
+        labels["first"] = names["first"].index(str(turn["dice"][0]))
+        labels["place"] = names["place"].index(str(turn["cell"][0] + 1))
+        labels["column"] = names["column"].index(str(turn["cell"][1] + 1))
+    return [labels[head] for head in names]
+
+
+def number_labels(value: int) -> list[int]:
+    """A written number as the number network's sign, tens and units labels."""
+    names = head_classes(NUMBER_CLASSES)
+    tens, units = divmod(abs(value), 10)
+    if tens > 9:
+        raise ValueError(f"{value}: the number reader reads at most two digits")
+    return [names["sign"].index("-" if value < 0 else "+"), names["tens"].index(str(tens) if tens else "none"),
+            names["units"].index(str(units))]
+

@@ -1,0 +1,230 @@
+"""Decode: the sheet record that best fits what was read and what the rules allow.
+
+The readers give each cell and box its candidates with probabilities. A sheet's readings are
+judged together: a reading that makes the sheet contradict itself (a turn the garden cannot
+place, a written number the rules do not give, a bonsai leaf too many) is less likely than a
+runner-up that does not. The decoder searches for the record that minimises
+
+    sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x mistakes
+
+where the mistakes are those the auditor's findings need (see sheet_cost). Each round takes the
+change that lowers it most: one reading, or, when no single one helps, two together (two
+misread cells that only explain a written number jointly). A mistake costs about what a reading
+error with probability ratio exp(-FINDING_COST) does: the player's own mistakes are rare, but real, and
+stay flagged when no plausible reading explains them away. Every change is said, with why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache, partial
+from typing import Callable, Mapping
+
+import numpy as np
+
+from sheetscan.game.audit import Finding, audit, human_cell
+from sheetscan.reading.boxes import BoxReading, Candidate
+from sheetscan.game.garden import ALL_CELLS, SheetRecord, turn_text
+from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_of_class
+from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
+from sheetscan.game.score import Score, score
+
+# A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
+# number about once in 250. Chosen on validation photos (bench seeds 77 and 78, 400 sheets, none
+# a bench figure's): against 4.5, false differences fell from 9 to 6 with flags unchanged
+# (196 of 201); the readers' tails are still overconfident after calibration.
+FINDING_COST = 5.5
+# A reading costlier than two mistakes is never changed: it would take three findings to pay
+# for it. Up to there, a confident misreading (an erased drawing read with 99.99%, a felt pen's
+# thick tree dot) is corrected when the turn log and the written numbers both disagree with
+# it. On the validation seeds, against e^-6: false differences 6 -> 3 of 199, exact totals 387
+# -> 391 of 400, flags unchanged (196 of 201).
+MAX_MOVE_COST = 2 * FINDING_COST
+MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
+MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
+
+
+@dataclass(frozen=True)
+class Move:
+    """One change of reading: what it applies to the record, its cost and how to say it."""
+
+    apply: Callable[[SheetRecord], SheetRecord]
+    cost: float
+    what: str  # e.g. "cell (3,4) read as moss (62%), taken as rock (35%)"
+    target: str  # what it changes: once changed, its other moves are dropped
+
+
+@dataclass(frozen=True)
+class DecodedSheet:
+    """The decoded record, its score and findings, and the readings the decoder changed, with why."""
+
+    record: SheetRecord
+    score: Score  # of the record's garden
+    findings: tuple[Finding, ...]
+    changes: tuple[str, ...]
+
+
+def _ratio_cost(best: float, chosen: float) -> float:
+    return math.log(max(best, 1e-12) / max(chosen, 1e-12))
+
+
+def _cell_moves(reading: GardenReading) -> list[Move]:
+    """Every other plausible decoration of each cell (an erased drawing may be read as anything,
+    so not only the runner-up), and its other terrain."""
+    moves = []
+    probabilities, water = reading.decoration_probabilities, reading.water_probability
+    for cell in ALL_CELLS:
+        p = probabilities[cell]
+        best = int(np.argmax(p))
+        for other in np.argsort(p)[::-1][1:]:
+            cost = _ratio_cost(p[best], p[other])
+            if cost < MAX_MOVE_COST:
+                decoration, late = decoration_of_class(int(other))
+                moves.append(Move(
+                    lambda record, cell=cell, decoration=decoration, late=late: replace(
+                        record, garden=record.garden.with_cell(cell, decoration, late=late)),
+                    cost,
+                    f"cell {human_cell(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
+                    f"taken as {DECORATION_CLASSES[other].replace('_', ' ')} ({p[other]:.0%})", f"decoration {cell}"))
+        is_water = reading.garden.is_water(cell)
+        p_read = water[cell] if is_water else 1 - water[cell]
+        cost = _ratio_cost(p_read, 1 - p_read)
+        if cost < MAX_MOVE_COST:
+            read, taken = ("water", "earth") if is_water else ("earth", "water")
+            moves.append(Move(
+                lambda record, cell=cell, is_water=is_water: replace(
+                    record, garden=record.garden.with_cell(cell, water=not is_water)),
+                cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
+                f"water {cell}"))
+    return moves
+
+
+def _alternatives(candidates: tuple[Candidate, ...]) -> list[tuple[Candidate, float]]:
+    costs = [(c, _ratio_cost(candidates[0].probability, c.probability)) for c in candidates[1:]]
+    return [(c, cost) for c, cost in costs if cost < MAX_MOVE_COST]
+
+
+def _box_moves(boxes: BoxReading) -> list[Move]:
+    """Runner-up readings of the turn boxes, the marks and the written numbers."""
+    moves = []
+    for index, candidates in enumerate(boxes.turns):
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, turn=candidate.value: replace(
+                    record, turns=record.turns[:index] + (turn,) + record.turns[index + 1 :]),
+                cost, f"turn {index + 1} read as {turn_text(candidates[0].value)} ({candidates[0].probability:.0%}), "
+                      f"taken as {turn_text(candidate.value)} ({candidate.probability:.0%})", f"turn {index}"))
+    for index, candidates in enumerate(boxes.leaves):
+        for candidate, cost in _alternatives(candidates):
+            step = 1 if candidate.value else -1
+            moves.append(Move(
+                lambda record, step=step: replace(record, bonsai_pruned=record.bonsai_pruned + step),
+                cost, f"bonsai leaf {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"leaf {index}"))
+    for index, candidates in enumerate(boxes.pond_icons):
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, marked=candidate.value: replace(
+                    record, ponds_marked=record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :]),
+                cost, f"pond icon {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"pond icon {index}"))
+    for category, candidates in boxes.written.items():
+        for candidate, cost in _alternatives(candidates):
+            moves.append(Move(
+                lambda record, category=category, value=candidate.value: replace(
+                    record, written={**record.written, category: value}),
+                cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
+                      f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
+    return moves
+
+
+def _marked(candidate: Candidate) -> str:
+    return f"{'marked' if candidate.value else 'blank'} ({candidate.probability:.0%})"
+
+
+def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
+    """The record of every reader's first choice."""
+    return SheetRecord(
+        reading.garden,
+        tuple(candidates[0].value for candidates in boxes.turns),
+        sum(candidates[0].value for candidates in boxes.leaves),
+        tuple(candidates[0].value for candidates in boxes.pond_icons),
+        {category: candidates[0].value for category, candidates in boxes.written.items()},
+    )
+
+
+def sheet_cost(findings: list[Finding]) -> float:
+    """What a sheet's findings weigh: FINDING_COST for each mistake they need. The written total
+    differs whenever anything written does, so it is no mistake of its own: a wrong category
+    that the player added up faithfully is one mistake (the category), and so is a wrong sum
+    (``written_sum``, the total the only number off)."""
+    total_differs = any(f.kind == "written_differs" and f.boxes == ("written total",) for f in findings)
+    explained = any(f.kind == "written_sum" or f.kind == "written_differs" and f.boxes != ("written total",)
+                    for f in findings)
+    mistakes = sum(not (f.kind == "written_differs" and f.boxes == ("written total",)) for f in findings)
+    return FINDING_COST * (mistakes + (total_differs and not explained))
+
+
+def _pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
+    """Pairs of moves on different readings that together cost less than ``cost``, cheapest
+    first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
+    cheap = sorted((m for m in moves if m.cost < cost), key=lambda m: m.cost)
+    pairs = []
+    for index, first in enumerate(cheap):
+        for second in cheap[index + 1 :]:
+            if first.cost + second.cost >= cost:
+                break  # the rest cost more still
+            if first.target != second.target:
+                pairs.append((first, second))
+    return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
+
+
+def _best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]],
+                 findings_of: Callable[[SheetRecord], list[Finding]]):
+    """(gain, change, record, findings) of the change (one or more moves) that most lowers
+    the sheet's ``cost``, or None when none does."""
+    best = None
+    for change in sorted(changes, key=lambda change: sum(move.cost for move in change)):
+        change_cost = sum(move.cost for move in change)
+        if change_cost >= cost - (best[0] if best else 0):
+            break  # even clearing every finding would not pay for it, or beat the best
+        candidate = record
+        for move in change:
+            candidate = move.apply(candidate)
+        candidate_findings = findings_of(candidate)
+        gain = cost - sheet_cost(candidate_findings) - change_cost
+        if gain > 0 and (best is None or gain > best[0]):
+            best = (gain, change, candidate, candidate_findings)
+    return best
+
+
+def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
+                 dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> DecodedSheet:
+    """The record that best fits the readings and the rules (see the module's note)."""
+
+    scores = lru_cache(maxsize=None)(partial(score, rules=rules))  # many records share a garden
+
+    def findings_of(record: SheetRecord) -> list[Finding]:
+        return audit(record, scores(record.garden), dice_faces)
+
+    record = best_reading(reading, boxes)
+    findings = findings_of(record)
+    moves = _cell_moves(reading) + _box_moves(boxes)
+    changes = list(reading.decoder_changes)
+    for _ in range(MAX_ROUNDS):
+        cost = sheet_cost(findings)
+        if not cost:
+            break
+        best = (_best_change(record, cost, [(move,) for move in moves], findings_of)
+                or _best_change(record, cost, _pairs(moves, cost), findings_of))
+        if best is None:
+            break
+        _, change, record, after = best
+        resolved = sorted({f.kind for f in findings if f not in after})
+        what = " and ".join(move.what for move in change)
+        changes.append(f"{what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
+        findings = after
+        targets = {move.target for move in change}
+        moves = [m for m in moves if m.target not in targets]
+    return DecodedSheet(record, scores(record.garden), tuple(findings), tuple(changes))

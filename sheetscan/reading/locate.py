@@ -1,0 +1,232 @@
+"""Locate: find every sheet in a photo by its ArUco markers and fit its homography.
+
+Markers are detected on a small copy of the photo (fast), their corners refined, and grouped
+into sheets: each marker predicts where its sheet's page lies, and markers whose predictions
+agree (and whose ids differ) belong to one sheet. A sheet needs two markers to be fitted;
+a sheet with fewer is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sheetscan.design.layout import Layout, load_layout
+
+DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
+MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)
+GROUP_TOLERANCE = 0.3  # a marker predicted this close to another (share of their distance) agrees
+RANSAC_THRESHOLD_PX = 3.0  # at the photo's scale
+MERGE_ERROR = 0.08  # groups merge when one homography fits them within this share of a marker's side
+
+
+@dataclass(frozen=True)
+class SheetLocation:
+    """One sheet in a photo.
+
+    Attributes
+    ----------
+    homography : (3, 3) array
+        Layout millimetres to photo pixels.
+    marker_ids : tuple of int
+        The markers that fitted it.
+    alignment_error_px : float
+        RMS distance between the detected marker corners and the fitted ones, in photo pixels.
+    px_per_mm : float
+        The sheet's scale in the photo, about its centre.
+    """
+
+    homography: np.ndarray
+    marker_ids: tuple[int, ...]
+    alignment_error_px: float
+    px_per_mm: float
+
+    def scaled(self, factor: float) -> "SheetLocation":
+        """The same sheet in a copy of the photo ``factor`` times as large (pixel centres kept)."""
+        shift = (factor - 1) / 2
+        enlarge = np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+        return SheetLocation(enlarge @ self.homography, self.marker_ids, self.alignment_error_px * factor,
+                             self.px_per_mm * factor)
+
+    def page_corners(self, layout: Layout) -> np.ndarray:
+        """The page's 4 corners (clockwise from the top left) in photo pixels."""
+        width, height = layout.page_mm
+        page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
+        return cv2.perspectiveTransform(page, self.homography).reshape(4, 2)
+
+
+@dataclass(frozen=True)
+class Located:
+    """What the locator found: fitted sheets in reading order, and sheets seen only in part."""
+
+    sheets: tuple[SheetLocation, ...]
+    partial: int  # groups of markers that fit no sheet (too few: covered, or past the photo's edge)
+
+
+def _marker_squares_mm(layout: Layout) -> dict[int, np.ndarray]:
+    squares = {}
+    for marker_id in layout.marker_ids:
+        r = layout.region(f"marker_{marker_id}")
+        squares[marker_id] = np.array([[r.x, r.y], [r.x + r.w, r.y], [r.x + r.w, r.y + r.h], [r.x, r.y + r.h]])
+    return squares
+
+
+def _detector(layout: Layout) -> cv2.aruco.ArucoDetector:
+    parameters = cv2.aruco.DetectorParameters()
+    parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.marker_dictionary))
+    return cv2.aruco.ArucoDetector(dictionary, parameters)
+
+
+def detect_markers(gray: np.ndarray, long_side: int, layout: Layout) -> list[tuple[int, np.ndarray]]:
+    """(id, 4 corners in ``gray``'s pixels) of the layout's markers, found on a copy of
+    ``gray`` shrunk to ``long_side``."""
+    factor = min(1.0, long_side / max(gray.shape))
+    small = gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    corners, ids, _ = _detector(layout).detectMarkers(small)
+    if ids is None:
+        return []
+    wanted = set(layout.marker_ids)
+    # corners are pixel centres: map the small copy's centres back to the photo's
+    return [(int(i), (c.reshape(4, 2) + 0.5) / factor - 0.5)
+            for i, c in zip(ids.ravel(), corners, strict=True) if int(i) in wanted]
+
+
+def _affine_frame(corners: np.ndarray, size_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A marker's centre and its page x and y axes in photo pixels per millimetre."""
+    top_left, top_right, bottom_right, bottom_left = corners
+    x_axis = (top_right - top_left + bottom_right - bottom_left) / (2 * size_mm)
+    y_axis = (bottom_left - top_left + bottom_right - top_right) / (2 * size_mm)
+    return corners.mean(axis=0), x_axis, y_axis
+
+
+def _agree(a: tuple[int, np.ndarray], b: tuple[int, np.ndarray], layout: Layout) -> bool:
+    """Whether markers ``a`` and ``b`` lie where one sheet would put them, seen from either."""
+    if a[0] == b[0]:
+        return False
+    centres_mm = {i: np.array(layout.region(f"marker_{i}").center) for i in (a[0], b[0])}
+    size = layout.region(f"marker_{a[0]}").w
+    for (own_id, own), (other_id, other) in ((a, b), (b, a)):
+        centre, x_axis, y_axis = _affine_frame(own, size)
+        step = centres_mm[other_id] - centres_mm[own_id]
+        predicted = centre + x_axis * step[0] + y_axis * step[1]
+        observed = other.mean(axis=0)
+        if np.linalg.norm(predicted - observed) > GROUP_TOLERANCE * np.linalg.norm(observed - centre):
+            return False
+    return True
+
+
+def _group(markers: list[tuple[int, np.ndarray]], layout: Layout) -> list[list[tuple[int, np.ndarray]]]:
+    """Markers grouped by sheet: each group's markers agree pairwise and have distinct ids."""
+    count = len(markers)
+    agree = [[_agree(markers[i], markers[j], layout) for j in range(count)] for i in range(count)]
+    unassigned = set(range(count))
+    groups = []
+    while unassigned:
+        # grow from the marker with the most partners, adding markers that agree with all members
+        seed = max(sorted(unassigned), key=lambda i: sum(agree[i][j] for j in unassigned))
+        group = [seed]
+        for j in sorted(unassigned, key=lambda j: -sum(agree[j][k] for k in unassigned)):
+            if j != seed and all(agree[j][k] for k in group):
+                group.append(j)
+        unassigned -= set(group)
+        groups.append([markers[i] for i in group])
+    return _merge_coplanar(groups, layout)
+
+
+def _merge_coplanar(groups: list[list], layout: Layout) -> list[list]:
+    """Merge groups with distinct ids that one homography fits: the same sheet, split by
+    perspective that a single marker's frame could not foresee."""
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                ids = [m[0] for m in groups[i] + groups[j]]
+                if len(set(ids)) == len(ids) and _fit_error(groups[i] + groups[j], layout) < MERGE_ERROR * _side(groups[i]):
+                    groups[i] = groups[i] + groups.pop(j)
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
+
+
+def _side(group: list) -> float:
+    return float(np.mean([np.linalg.norm(c[1] - c[0]) for _, c in group]))
+
+
+def _correspondences(group: list, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """(4k, 2) marker corners in layout millimetres and the same corners in the photo."""
+    squares = _marker_squares_mm(layout)
+    source = np.concatenate([squares[i] for i, _ in group]).astype(np.float32)
+    return source, np.concatenate([c for _, c in group]).astype(np.float32)
+
+
+def _fit_error(group: list, layout: Layout) -> float:
+    """The largest corner error of one homography fitted to all of ``group``'s corners."""
+    source, target = _correspondences(group, layout)
+    homography, _ = cv2.findHomography(source, target, 0)
+    if homography is None:
+        return float("inf")
+    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    return float(np.abs(fitted - target).max())
+
+
+def _fit(group: list[tuple[int, np.ndarray]], layout: Layout) -> SheetLocation | None:
+    """A sheet fitted by RANSAC to its markers' corners; markers that do not fit are dropped."""
+    source, target = _correspondences(group, layout)
+    homography, inliers = cv2.findHomography(source, target, cv2.RANSAC, RANSAC_THRESHOLD_PX)
+    if homography is None:
+        return None
+    kept = [k for k in range(len(group)) if inliers[4 * k : 4 * k + 4].all()]
+    if len(kept) < MIN_MARKERS:
+        return None
+    points = np.concatenate([np.arange(4 * k, 4 * k + 4) for k in kept])
+    homography, _ = cv2.findHomography(source[points], target[points], 0)
+    fitted = cv2.perspectiveTransform(source[points].reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
+    error = float(np.sqrt(np.mean(np.sum((fitted - target[points]) ** 2, axis=1))))
+    width, height = layout.page_mm
+    middle = np.array([[[width / 2, height / 2]], [[width / 2 + 1, height / 2]]])
+    a, b = cv2.perspectiveTransform(middle, homography).reshape(2, 2)
+    return SheetLocation(homography, tuple(sorted(group[k][0] for k in kept)), error, float(np.linalg.norm(b - a)))
+
+
+def _reading_order(sheets: list[SheetLocation], layout: Layout) -> list[SheetLocation]:
+    """Left to right, top to bottom: by rows of sheets whose centres lie within a sheet's height."""
+    width, height = layout.page_mm
+    centres = [cv2.perspectiveTransform(np.array([[[width / 2, height / 2]]]), s.homography).reshape(2) for s in sheets]
+    order = sorted(range(len(sheets)), key=lambda i: centres[i][1])
+    rows: list[list[int]] = []
+    for i in order:
+        if rows and centres[i][1] - centres[rows[-1][0]][1] < 0.5 * height * sheets[i].px_per_mm:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [sheets[i] for row in rows for i in sorted(row, key=lambda i: centres[i][0])]
+
+
+def _quality(found: Located) -> tuple:
+    """How good a detection pass was: sheets found, then markers used, then alignment."""
+    return (len(found.sheets), sum(len(s.marker_ids) for s in found.sheets),
+            -sum(s.alignment_error_px / s.px_per_mm for s in found.sheets))
+
+
+def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
+    """Every sheet in the photo ``gray`` ((h, w) uint8), in reading order."""
+    layout = layout or load_layout()
+    best = None
+    for long_side in DETECT_LONG_SIDE:
+        groups = _group(detect_markers(gray, long_side, layout), layout)
+        fitted = [_fit(group, layout) if len(group) >= MIN_MARKERS else None for group in groups]
+        sheets = [sheet for sheet in fitted if sheet is not None]
+        # a group that fits no sheet is one seen in part: a finer pass may fit it
+        found = Located(tuple(_reading_order(sheets, layout)), fitted.count(None))
+        if best is None or _quality(found) > _quality(best):
+            best = found
+        complete = all(len(s.marker_ids) == len(layout.marker_ids) for s in best.sheets) and not best.partial
+        if best.sheets and complete or long_side >= max(gray.shape):
+            break
+    return best

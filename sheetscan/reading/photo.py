@@ -1,0 +1,71 @@
+"""Opening photos as phones make them: JPEG, PNG, HEIC; EXIF orientation honoured.
+
+Large photos are decoded at a reduced scale straight from the JPEG (libjpeg's DCT scaling):
+a sheet needs about 5 px per mm, which a 12-megapixel photo gives at half size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from sheetscan.errors import InputFileError
+
+# Decode at 1/2 above this many pixels, at 1/4 above four times as many.
+REDUCE_ABOVE_PIXELS = 6e6
+HEIC_SUFFIXES = (".heic", ".heif")
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A decoded photo, grey, and the factor from its pixels to the original's."""
+
+    gray: np.ndarray  # (height, width) uint8
+    scale: float  # original pixels per pixel of ``gray``
+
+
+def _reduction(path: Path) -> int:
+    try:
+        with Image.open(path) as image:
+            width, height = image.size
+    except (UnidentifiedImageError, OSError):
+        return 1
+    pixels = width * height
+    return 4 if pixels > 4 * REDUCE_ABOVE_PIXELS else 2 if pixels > REDUCE_ABOVE_PIXELS else 1
+
+
+REDUCED_FLAGS = {1: cv2.IMREAD_GRAYSCALE, 2: cv2.IMREAD_REDUCED_GRAYSCALE_2, 4: cv2.IMREAD_REDUCED_GRAYSCALE_4}
+
+
+def _open_with_pillow(path: Path) -> np.ndarray:
+    if path.suffix.lower() in HEIC_SUFFIXES:
+        try:
+            from pillow_heif import register_heif_opener
+        except ImportError:
+            raise InputFileError(str(path), "HEIC needs the pillow-heif package (pip install pillow-heif)") from None
+        register_heif_opener()
+    try:
+        with Image.open(path) as image:
+            return np.asarray(ImageOps.exif_transpose(image).convert("L"))
+    except (UnidentifiedImageError, OSError, ValueError):
+        raise InputFileError(str(path), "not an image (or a damaged one)") from None
+
+
+def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
+    """Decode a photo in grey, a JPEG at 1/``reduction`` of its size (1, 2 or 4; default: by
+    its size); raise InputFileError naming the file when it cannot be."""
+    path = Path(path)
+    if not path.exists():
+        raise InputFileError(str(path), "no such file")
+    if path.is_dir():
+        raise InputFileError(str(path), "is a folder, not a photo")
+    if path.suffix.lower() not in HEIC_SUFFIXES:
+        factor = reduction or _reduction(path)
+        gray = cv2.imread(str(path), REDUCED_FLAGS[factor])  # applies EXIF orientation
+        if gray is not None:
+            return Photo(gray, float(factor))
+    return Photo(_open_with_pillow(path), 1.0)

@@ -1,0 +1,144 @@
+"""The reading pipeline: photo -> sheets -> canonical images -> gardens -> scores.
+
+Each stage is one call; ``Debug`` saves each stage's picture when ``--debug DIR`` is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from sheetscan.reading.boxes import BoxReading, box_models_for, load_box_models, read_boxes
+from sheetscan.reading.decode import DecodedSheet, decode_sheet
+from sheetscan.errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
+from sheetscan.design.layout import Layout, load_layout
+from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
+from sheetscan.present.overlay import draw_cells, draw_markers, draw_water
+from sheetscan.reading.photo import Photo, load_photo
+from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
+from sheetscan.reading.rectify import crop, rectify
+from sheetscan.game.rules import RuleSet
+from sheetscan.game.score import Score
+
+DARK_PAPER = 60  # the paper's median grey below which a sheet is too dark to read
+DARK_PHOTO = 35  # a photo this dark overall is reported as too dark, not as holding no sheet
+BLURRED_PHOTO = 4.0  # variance of the Laplacian of a small copy below which a photo is blurred
+QUALITY_LONG_SIDE = 800  # size of the small copy used for the quality checks
+# A photo decoded at a reduced size (photo.py) is decoded again finer when a sheet in it has
+# fewer pixels per mm than this: a table photo's sheets are small. Bench phone photos read well
+# down to about 3 px/mm; the canonical image has 5.
+MIN_SHEET_PX_PER_MM = 3.0
+
+
+@dataclass(frozen=True)
+class Debug:
+    """Where to save each stage's picture (``--debug DIR``), named after the photo."""
+
+    folder: Path | None
+    stem: str
+
+    def save(self, stage: str, draw: Callable[[], np.ndarray]) -> None:
+        """Save the picture ``draw()`` makes, drawing it only when a folder was given."""
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(self.folder / f"{self.stem}-{stage}.png"), draw())
+
+
+@dataclass(frozen=True)
+class SheetResult:
+    """One sheet of a photo: where it lay, what was read, the decoded record and its score."""
+
+    location: SheetLocation
+    corners: np.ndarray  # (4, 2) page corners in the photo's pixels
+    canonical: np.ndarray | None  # the rectified sheet, (h, w) uint8; None if no picture was wanted
+    reading: GardenReading  # the cell networks' view, before the decoder
+    boxes: BoxReading
+    decoded: DecodedSheet  # the record that best fits the readings and the rules, its score and findings
+
+    @property
+    def garden(self):
+        return self.decoded.record.garden
+
+    @property
+    def score(self) -> Score:
+        return self.decoded.score
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """A photo's sheets in reading order, or the error that stopped it."""
+
+    path: str
+    sheets: tuple[SheetResult, ...] = ()
+    partial_sheets: int = 0  # sheets seen only in part (too few markers): reported, not read
+    error: SheetscanError | None = None
+
+
+def _explain_no_sheet(photo: Photo) -> SheetscanError:
+    factor = QUALITY_LONG_SIDE / max(photo.gray.shape)
+    small = cv2.resize(photo.gray, None, fx=min(factor, 1.0), fy=min(factor, 1.0), interpolation=cv2.INTER_AREA)
+    if np.median(small) < DARK_PHOTO:
+        return UnreadableSheetError("too dark to find a sheet; take the photo in more light")
+    if cv2.Laplacian(small, cv2.CV_64F).var() < BLURRED_PHOTO:
+        return UnreadableSheetError("too blurred to find a sheet; hold the phone still and focus")
+    return NoSheetError("no sheet found (none of its corner markers is visible)")
+
+
+def _finer_if_small(path: str | Path, photo: Photo, located: Located) -> tuple[Photo, Located]:
+    """The photo decoded at the least reduction that gives every sheet MIN_SHEET_PX_PER_MM
+    (or at full size), with the sheets' locations carried over; as it is if they have it."""
+    smallest = min(sheet.px_per_mm for sheet in located.sheets)
+    reduction = int(photo.scale)
+    while reduction > 1 and smallest * photo.scale / reduction < MIN_SHEET_PX_PER_MM:
+        reduction //= 2
+    if reduction == photo.scale:
+        return photo, located
+    finer = load_photo(path, reduction)
+    factor = photo.scale / finer.scale
+    return finer, Located(tuple(sheet.scaled(factor) for sheet in located.sheets), located.partial)
+
+
+def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
+               debug: Debug, number: int, keep_image: bool = True) -> SheetResult:
+    canonical = rectify(gray, location, layout)
+    debug.save(f"sheet{number}-1-rectified", lambda: canonical)
+    paper = np.median(crop(canonical, layout.region("garden")))
+    if paper < DARK_PAPER:
+        raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
+    reading = read_garden(canonical, layout)
+    boxes = read_boxes(canonical, layout, box_models_for(location.px_per_mm))
+    decoded = decode_sheet(reading, boxes, rules)
+    garden, garden_score = decoded.record.garden, decoded.score
+    debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
+    debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
+    return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
+                       boxes, decoded)
+
+
+def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,
+               keep_images: bool = True) -> PhotoResult:
+    """Read and score every sheet of one photo; errors are returned in the result, not raised.
+    Without ``keep_images`` the sheets' rectified images are dropped (1.5 MB a sheet)."""
+    layout = load_layout()
+    debug = Debug(debug_folder, Path(path).stem)
+    try:
+        load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
+        load_box_models()
+        photo = load_photo(path)
+        located = locate_sheets(photo.gray, layout)
+        if located.sheets:
+            photo, located = _finer_if_small(path, photo, located)
+        debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))
+        if not located.sheets:
+            raise _explain_no_sheet(photo)
+        sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number, keep_images)
+                       for number, location in enumerate(located.sheets, start=1))
+        return PhotoResult(str(path), sheets, located.partial)
+    except InputFileError as error:  # its message names the file already
+        return PhotoResult(str(path), error=error)
+    except (NoSheetError, UnreadableSheetError) as error:
+        return PhotoResult(str(path), error=type(error)(f"{path}: {error.message}"))

@@ -1,0 +1,148 @@
+"""Read: the garden of a rectified sheet, each cell with a confidence and a runner-up.
+
+The cell networks give probabilities; the decoder then applies what the rules allow: a pond
+may not enclose earth, so an inner cell whose four neighbours are water is water.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
+from sheetscan.reading.networks import Ensemble, load_ensembles, model_paths
+from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
+from sheetscan.design.layout import Layout
+from sheetscan.game.rules import GRID_SIZE, Decoration
+
+# Two cell models trained on the same run with different shares of table photos (train.PLANS
+# "cells" and "cells-tables"); a cell's probabilities are the average of theirs. On validation
+# photos (seeds 77-81, none a bench figure's), wrong totals: table sheets 12 of 449 with the
+# first alone, 6 with the second, 7 with the pair; sheets alone 6, 9 and 7 of 450.
+DEFAULT_MODEL_PATHS = tuple(Path(__file__).resolve().parents[2] / "models" / name
+                            for name in ("cells.npz", "cells_tables.npz"))
+MODEL_PATHS = model_paths("SHEETSCAN_MODEL", DEFAULT_MODEL_PATHS)
+REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
+DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")
+WATER_CLASSES = ("earth", "water")
+CLASSES = {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES}  # each cell network's classes
+REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
+
+
+@dataclass(frozen=True)
+class CellModels:
+    """The cell networks of one or more model files, each kind read as one ensemble."""
+
+    decoration: Ensemble
+    water: Ensemble
+
+    def decoration_probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """(n, 8) probabilities over DECORATION_CLASSES of (n, h, w) decoration patches."""
+        return self.decoration.probabilities(patches)
+
+    def water_probabilities(self, patches: np.ndarray) -> np.ndarray:
+        """(n,) probabilities that (n, h, w) water patches are water."""
+        return self.water.probabilities(patches)[:, WATER_CLASSES.index("water")]
+
+
+@lru_cache(maxsize=4)
+def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
+    """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
+    return CellModels(**load_ensembles(paths, CLASSES, REBUILD_COMMAND))
+
+
+@dataclass(frozen=True)
+class GardenReading:
+    """A garden as read, with what the reader was unsure of.
+
+    Attributes
+    ----------
+    garden : Garden
+    decoration_probabilities : (6, 6, 8) array over DECORATION_CLASSES
+    water_probability : (6, 6) array
+    decoder_changes : tuple of str
+        Readings the decoder changed, and why.
+    """
+
+    garden: Garden
+    decoration_probabilities: np.ndarray
+    water_probability: np.ndarray
+    decoder_changes: tuple[str, ...]
+
+    def cell_confidence(self) -> np.ndarray:
+        """(6, 6): the lower of the decoration's and the water reading's confidence."""
+        water = np.maximum(self.water_probability, 1 - self.water_probability)
+        return np.minimum(self.decoration_probabilities.max(axis=2), water)
+
+    def runner_up(self) -> list[list[str]]:
+        """(6 x 6) the second most likely decoration class of each cell."""
+        second = np.argsort(self.decoration_probabilities, axis=2)[:, :, -2]
+        return [[DECORATION_CLASSES[i] for i in row] for row in second]
+
+    def review(self) -> list[tuple[tuple[int, int], float, str]]:
+        """Cells read with confidence below REVIEW_BELOW, worst first: (cell, confidence, why)."""
+        confidence = self.cell_confidence()
+        water = np.maximum(self.water_probability, 1 - self.water_probability)
+        runner_up = self.runner_up()
+        doubtful = []
+        for r, c in ALL_CELLS:
+            if confidence[r, c] < REVIEW_BELOW:
+                if water[r, c] <= self.decoration_probabilities[r, c].max():
+                    why = "water or earth is a close call"
+                else:
+                    why = f"could be {runner_up[r][c].replace('_', ' ')}"
+                doubtful.append(((r, c), float(confidence[r, c]), why))
+        return sorted(doubtful, key=lambda item: item[1])
+
+
+def decoration_of_class(index: int) -> tuple[Decoration | None, bool]:
+    """A decoration class (an index into DECORATION_CLASSES) as its decoration and whether it
+    is a tree drawn in Spring or Summer."""
+    name = DECORATION_CLASSES[index]
+    if name == "empty":
+        return None, False
+    if name == "tree_late":
+        return Decoration.TREE, True
+    return Decoration[name.upper()], False
+
+
+def garden_from_classes(decoration: np.ndarray, water: np.ndarray) -> Garden:
+    cells = {cell: decoration_of_class(int(decoration[cell])) for cell in ALL_CELLS}
+    decorations = tuple(tuple(cells[(r, c)][0] for c in range(GRID_SIZE)) for r in range(GRID_SIZE))
+    late = frozenset(cell for cell, (_, is_late) in cells.items() if is_late)
+    return Garden(decorations, tuple(tuple(bool(w) for w in row) for row in water), late)
+
+
+def decode_water(water: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Water cells after the rules: an inner earth cell surrounded by water is water."""
+    water = water.copy()
+    changes = []
+    for r, c in ALL_CELLS:
+        neighbours = orthogonal_neighbours((r, c))
+        if not water[r, c] and len(neighbours) == 4 and all(water[n] for n in neighbours):
+            water[r, c] = True
+            changes.append(f"cell ({r + 1},{c + 1}) read as earth, made water: a pond may not enclose earth")
+    return water, changes
+
+
+def cell_patches(canonical: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """The decoration and the water patches of the 36 cells: what the networks read, in
+    training and in reading alike."""
+    return (garden_patches(canonical, DECORATION_MARGIN, PATCH_PX, layout),
+            garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))
+
+
+def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None) -> GardenReading:
+    """Read the garden of a canonical sheet image ((h, w) uint8)."""
+    models = models or load_cell_models()
+    decoration_patches, water_patches = cell_patches(canonical, layout)
+    decoration = models.decoration_probabilities(decoration_patches)
+    water = models.water_probabilities(water_patches)
+    decoration = decoration.reshape(GRID_SIZE, GRID_SIZE, -1)
+    water = water.reshape(GRID_SIZE, GRID_SIZE)
+    is_water, changes = decode_water(water > 0.5)
+    garden = garden_from_classes(decoration.argmax(axis=2), is_water)
+    return GardenReading(garden, decoration, water, tuple(changes))

@@ -1,0 +1,156 @@
+"""The synthetic bench: legal games drawn by hand on the sheet and photographed, with truth.
+
+Photo ``index`` of a run with ``seed`` depends on nothing else, so any photo can be remade
+alone, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from sheetscan.synthetic.camera import LEVELS, photo_size, photograph
+from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
+from sheetscan.game.garden import SheetRecord, Turn, TurnKind
+from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game
+from sheetscan.design.layout import MM_PER_INCH, load_layout
+from sheetscan.synthetic.pen import random_style
+from sheetscan.game.rules import MAX_PRUNINGS
+from sheetscan.synthetic.sheet import render_sheet
+from sheetscan.game.simulate import play_game
+
+DPI_CHOICES = (100, 150, 200, 250, 300)  # sheets are drawn at the nearest dpi above the photo's scale
+TYPICAL_FILL = 0.85  # share of the photo's long side a sheet spans at most, about
+PORTRAIT_CHANCE = 0.7  # of single-sheet photos
+MISTAKE_RATE = 0.1  # chance a player's written scores hold a mistake
+# Scrambled sheets (training data for the box reader) fill their boxes at random, not by the
+# game: every digit, turn kind and written number is then common, and strike-outs frequent.
+SCRAMBLED_TURN_KINDS = {TurnKind.DRAW: 0.55, TurnKind.PRUNE: 0.3, TurnKind.SKIP: 0.15}
+SCRAMBLED_NEGATIVE = 0.3  # share of written numbers with a minus sign
+SCRAMBLED_CROSSED_OUT = 0.6  # chance a scrambled sheet has a struck-out number
+
+
+@dataclass(frozen=True)
+class SynthPhoto:
+    """One synthetic photo: JPEG bytes and its ground truth (the ``NNNN.json`` form)."""
+
+    jpeg: bytes
+    truth: dict
+
+
+@lru_cache(maxsize=len(DPI_CHOICES))
+def _blank(dpi: int) -> np.ndarray:
+    image = render_sheet(dpi)
+    image.setflags(write=False)
+    return image
+
+
+def sheet_dpi(size: tuple[int, int], sheets: int) -> int:
+    """The drawing dpi that gives a sheet at least as many pixels as it covers in the photo."""
+    page_h_mm = load_layout().page_mm[1]
+    per_row = int(np.ceil(np.sqrt(sheets)))
+    needed = TYPICAL_FILL * max(size) / per_row / (page_h_mm / MM_PER_INCH)
+    return next((dpi for dpi in DPI_CHOICES if dpi >= needed), DPI_CHOICES[-1])
+
+
+def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetRecord:
+    """``record`` with its turn boxes, marks and written numbers filled at random (the garden kept)."""
+    kinds = list(SCRAMBLED_TURN_KINDS)
+
+    def die() -> int:
+        return int(rng.integers(1, 7))
+
+    turns = []
+    for _ in range(len(record.turns)):
+        kind = kinds[rng.choice(len(kinds), p=list(SCRAMBLED_TURN_KINDS.values()))]
+        if kind is TurnKind.DRAW:
+            turns.append(Turn(kind, (die(), die()), location=die()))
+        elif kind is TurnKind.PRUNE:
+            turns.append(Turn(kind, (die(),), cell=(die() - 1, die() - 1)))
+        else:
+            turns.append(Turn(kind))
+    written = {}
+    for category in record.written:
+        magnitude = int(rng.integers(0, 10) if rng.random() < 0.5 else rng.integers(10, 100))
+        written[category] = -magnitude if rng.random() < SCRAMBLED_NEGATIVE else magnitude
+    return SheetRecord(record.garden, tuple(turns), int(rng.integers(0, MAX_PRUNINGS + 1)),
+                       tuple(bool(m) for m in rng.random(len(record.ponds_marked)) < 0.5), written)
+
+
+def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
+                mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
+                scramble: bool = False) -> SynthPhoto:
+    """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
+
+    ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    rng = np.random.default_rng([seed, index, sheets_per_photo])
+    portrait = sheets_per_photo == 1 and rng.random() < PORTRAIT_CHANCE
+    size = photo_size(rng, level, portrait, megapixels)
+    dpi = sheet_dpi(size, sheets_per_photo)
+    layout = load_layout()
+    scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])  # leaves rng's stream alone
+    drawn, games, records, styles = [], [], [], []
+    for _ in range(sheets_per_photo):
+        game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
+        record = scrambled_record(game.record, scrambler) if scramble else game.record
+        style = random_style(rng)
+        drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, rng,
+                               crossed_out_chance=SCRAMBLED_CROSSED_OUT if scramble else CROSSED_OUT_CHANCE))
+        games.append(game)
+        records.append(record)
+        styles.append(style)
+    photo = photograph([d.image for d in drawn], level, size, rng)
+    encoded, buffer = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, photo.jpeg_quality])
+    if not encoded:
+        raise RuntimeError("OpenCV could not encode the photo as JPEG")
+    sheets = []
+    for game, record, style, sheet, corners in zip(games, records, styles, drawn, photo.corners, strict=True):
+        sheets.append({
+            "garden": garden_to_dict(record.garden),
+            "score": game.breakdown,
+            "turns": [turn_to_dict(turn) for turn in record.turns],
+            "bonsai_pruned": record.bonsai_pruned,
+            "ponds_marked": list(record.ponds_marked),
+            "written": dict(record.written),
+            "corners": np.round(corners, 2).tolist(),
+            "style": style.to_dict(),
+            "name": sheet.name,
+            "mark": sheet.mark,
+            "distractors": list(sheet.distractors),
+            "dpi": dpi,
+            "skill": round(game.skill, 3),
+        })
+    truth = {"image": f"{index:04d}.jpg", "seed": seed, "index": index, "level": level,
+             "jpeg_quality": photo.jpeg_quality, "camera": photo.params, "sheets": sheets}
+    return SynthPhoto(buffer.tobytes(), truth)
+
+
+def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> list[tuple[dict, int]]:
+    """Pairs (truth sheet, index into ``read_corners``) whose page corners (photo pixels) agree
+    within a tenth of the page's diagonal."""
+    pairs = []
+    for truth in truth_sheets:
+        corners = np.array(truth["corners"])
+        size = np.linalg.norm(corners[2] - corners[0])
+        near = [i for i, read in enumerate(read_corners) if np.linalg.norm(read - corners, axis=1).mean() < 0.1 * size]
+        if near:
+            pairs.append((truth, near[0]))
+    return pairs
+
+
+def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
+                megapixels: float | None = None) -> Path:
+    """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path."""
+    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels)
+    image_path = out / photo.truth["image"]
+    image_path.write_bytes(photo.jpeg)
+    (out / f"{index:04d}.json").write_text(json.dumps(photo.truth, indent=1))
+    return image_path
