@@ -92,17 +92,3 @@ def test_every_command_has_help(runner, path):
     assert "Usage" in result.output
     help_text = result.output.split("Usage", 1)[1]
     assert len(help_text.strip().splitlines()) > 3
-
-
-def test_cli_level_names_are_the_cameras():
-    from cli import LEVEL_NAMES
-    from sheetscan.synthetic.camera import LEVELS
-
-    assert LEVEL_NAMES == tuple(LEVELS)
-
-
-def test_cli_network_choices_are_the_training_plans():
-    from cli import Networks
-    from sheetscan.lab.train import PLANS
-
-    assert [choice.value for choice in Networks] == list(PLANS)

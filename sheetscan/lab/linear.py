@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from scipy.optimize import minimize
+
+from sheetscan.reading.cells import PATCH_PX
 
 
 @dataclass(frozen=True)
@@ -55,3 +58,20 @@ def fit_softmax(features: np.ndarray, labels: np.ndarray, classes: tuple[str, ..
     weights, bias = result.x[: dims * k].reshape(dims, k), result.x[dims * k :]
     return SoftmaxModel(weights.astype(np.float32), bias.astype(np.float32), mean.astype(np.float32),
                         scale.astype(np.float32), classes)
+
+
+COARSE_PX = 12  # side of the coarse ink map appended to the HOG features
+_HOG = cv2.HOGDescriptor((PATCH_PX, PATCH_PX), (16, 16), (8, 8), (8, 8), 9)
+
+
+def patch_features(patches: np.ndarray) -> np.ndarray:
+    """(n, F) float32 features of (n, size, size) ink patches: HOG and a coarse ink map. The
+    baseline the networks were compared with (``sheetscan train --compare-linear``)."""
+    features = []
+    for patch in patches:
+        image = cv2.resize(np.clip(patch * 255, 0, 255).astype(np.uint8), (PATCH_PX, PATCH_PX))
+        hog = _HOG.compute(image).ravel()
+        coarse = cv2.resize(patch, (COARSE_PX, COARSE_PX), interpolation=cv2.INTER_AREA).ravel()
+        features.append(np.concatenate([hog, coarse]))
+    return np.asarray(features, np.float32)
+

@@ -15,6 +15,7 @@ import numpy as np
 from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS
 from sheetscan.reading.networks import CONVOLUTIONS, SMALL, Architecture, CellNet, head_slices
 from sheetscan.errors import SheetscanError
+from sheetscan.names import TRAINING_PLANS
 from sheetscan.reading.read import CLASSES as CELL_CLASSES, DEFAULT_MODEL_PATHS
 
 SHIFT_PX = 2  # random shifts of a patch during training: alignment is never exact
@@ -158,20 +159,24 @@ TABLES_MIX = (1, 1, 2, 1, 1, 3, 1, 1, 4, 1)
 # digits but 96.0% of unseen ones, so it sees more hands rather than the same ones again.
 BOX_EPOCHS = {"turn": 4, "mark": 4, "number": 12}
 BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32, 64, 96), 128)}
-PLANS = {
-    "cells": TrainingPlan(1000, 900, False, DEFAULT_MODEL_PATHS[0], {"decoration": 12, "water": 12},
-                          {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLE_MIX),
-    "cells-tables": TrainingPlan(1000, 1000, False, DEFAULT_MODEL_PATHS[1], {"decoration": 12, "water": 12},
-                                 {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLES_MIX),
-    "boxes": TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[0], BOX_EPOCHS, BOX_ARCHITECTURES, megapixels=3.0,
-                          kind="boxes"),
-    # The same run with table photos too (the first cell model's mix, still at 3 megapixels:
+# The plans, in the order of TRAINING_PLANS (the names `sheetscan train --networks` takes).
+PLANS = dict(zip(TRAINING_PLANS, (
+    # cells
+    TrainingPlan(1000, 900, False, DEFAULT_MODEL_PATHS[0], {"decoration": 12, "water": 12},
+                 {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLE_MIX),
+    # cells-tables
+    TrainingPlan(1000, 1000, False, DEFAULT_MODEL_PATHS[1], {"decoration": 12, "water": 12},
+                 {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLES_MIX),
+    # boxes
+    TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[0], BOX_EPOCHS, BOX_ARCHITECTURES, megapixels=3.0,
+                 kind="boxes"),
+    # boxes-tables: the same run with table photos too (the first cell model's mix, still at 3 megapixels:
     # a table sheet there has 1.2 to 2 px/mm). Alone it reads table sheets' boxes better and
     # sheets alone a little worse (number tens 98.7% -> 97.7%); the reader averages the two.
-    "boxes-tables": TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[1], BOX_EPOCHS, BOX_ARCHITECTURES,
-                                 megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes"),
-}
-TRAIN_LEVELS = ("phone", "scan", "hard")
+    TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[1], BOX_EPOCHS, BOX_ARCHITECTURES,
+                 megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes"),
+), strict=True))
+TRAIN_LEVELS = ("phone", "scan", "hard")  # photo i is taken at level i % 3: this order made the shipped models
 HELD_OUT_PEN = "felt"  # a drawing style kept out of training, to measure how the reader generalises
 VALIDATION_SEED = 999  # photos for calibration and comparisons, never trained on
 VALIDATION_PHOTOS = 240
@@ -228,9 +233,8 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
 
 def _compare_with_linear(samples, nets, jobs: int, say) -> None:
     """Validation accuracy of the networks against HOG features with a softmax (same data)."""
-    from sheetscan.reading.cells import patch_features
     from sheetscan.lab.dataset import collect_parallel
-    from sheetscan.lab.linear import fit_softmax
+    from sheetscan.lab.linear import fit_softmax, patch_features
 
     validation = collect_parallel(VALIDATION_SEED, COMPARISON_PHOTOS, ("phone",), "cells", (), jobs)
     for name, classes in network_classes("cells").items():

@@ -1,7 +1,7 @@
 """Cell features: what the classifiers see of each garden cell in the canonical image.
 
 Patches are ink maps (0 paper, 1 full ink) normalised to the local paper, so uneven light
-and shadow do not matter; features are HOG descriptors plus a coarse ink map.
+and shadow do not matter.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ DECORATION_MARGIN = 0.08  # share of a cell added on each side: sloppy glyphs sp
 WATER_MARGIN = 0.25  # water needs context: the neighbours' outlines along the shared side
 PATCH_PX = 48  # decoration patches are PATCH_PX x PATCH_PX
 WATER_PATCH_PX = 64  # water patches are larger: outlines run close to the grid lines
-COARSE_PX = 12  # side of the coarse ink map appended to the HOG features
 PAPER_PERCENTILE = 90  # the paper's brightness in a box (boxes are small: one level serves)
 PAPER_WINDOW_CELLS = 0.5  # a garden pixel's paper: the brightest within half a cell
-_HOG = cv2.HOGDescriptor((PATCH_PX, PATCH_PX), (16, 16), (8, 8), (8, 8), 9)
 
 
 def ink_map(gray: np.ndarray) -> np.ndarray:
@@ -64,16 +62,3 @@ def garden_patches(canonical: np.ndarray, margin: float, size: int = PATCH_PX, l
         top, left = int(round(start + r * step)), int(round(start + c * step))
         patches[index] = ink[top : top + size, left : left + size]
     return patches
-
-
-def patch_features(patches: np.ndarray) -> np.ndarray:
-    """(n, F) float32 features of (n, size, size) ink patches: HOG and a coarse ink map. The
-    baseline the networks were compared with (``sheetscan train --compare-linear``)."""
-    features = []
-    for patch in patches:
-        image = cv2.resize(np.clip(patch * 255, 0, 255).astype(np.uint8), (PATCH_PX, PATCH_PX))
-        hog = _HOG.compute(image).ravel()
-        coarse = cv2.resize(patch, (COARSE_PX, COARSE_PX), interpolation=cv2.INTER_AREA).ravel()
-        features.append(np.concatenate([hog, coarse]))
-    return np.asarray(features, np.float32)
-

@@ -17,7 +17,7 @@ from sheetscan.reading.decode import DecodedSheet, decode_sheet
 from sheetscan.errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
-from sheetscan.present.overlay import draw_cells, draw_markers, draw_water
+from sheetscan.reading.pictures import draw_cells, draw_markers, draw_water
 from sheetscan.reading.photo import Photo, load_photo
 from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
 from sheetscan.reading.rectify import crop, rectify

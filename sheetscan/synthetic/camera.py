@@ -12,21 +12,23 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from sheetscan.names import CAMERA_LEVELS
+
 FIELD_STEP = 8  # coarse fields (lens maps, light, texture) are computed every FIELD_STEP pixels
 ASPECT = 4 / 3
 
-# Named levels. Ranges are (low, high), drawn uniformly.
-LEVELS = {
-    "scan": {"megapixels": (2, 8), "tilt_deg": (0, 2), "rotation_jitter_deg": 1.5, "any_rotation": 0.0, "fill": (0.88, 0.96),
-             "distortion": (0, 0), "light": (0.93, 1.0), "shadow_chance": 0.0, "shadow": (1, 1),
-             "blur_px": (0.3, 0.6), "noise": (0.5, 1.5), "jpeg": (88, 95)},
-    "phone": {"megapixels": (2, 12), "tilt_deg": (0, 25), "rotation_jitter_deg": 8, "any_rotation": 0.2, "fill": (0.6, 0.88),
-              "distortion": (-0.04, 0.04), "light": (0.7, 0.95), "shadow_chance": 0.5, "shadow": (0.6, 0.85),
-              "blur_px": (0.4, 1.3), "noise": (1.5, 4), "jpeg": (70, 92)},
-    "hard": {"megapixels": (2, 12), "tilt_deg": (20, 35), "rotation_jitter_deg": 15, "any_rotation": 0.4, "fill": (0.5, 0.8),
-             "distortion": (-0.08, 0.08), "light": (0.5, 0.8), "shadow_chance": 0.9, "shadow": (0.45, 0.7),
-             "blur_px": (1.0, 2.2), "noise": (3, 7), "jpeg": (55, 72)},
-}
+# The levels, in the order of CAMERA_LEVELS. Ranges are (low, high), drawn uniformly.
+LEVELS = dict(zip(CAMERA_LEVELS, (
+    {"megapixels": (2, 8), "tilt_deg": (0, 2), "rotation_jitter_deg": 1.5, "any_rotation": 0.0, "fill": (0.88, 0.96),
+     "distortion": (0, 0), "light": (0.93, 1.0), "shadow_chance": 0.0, "shadow": (1, 1),
+     "blur_px": (0.3, 0.6), "noise": (0.5, 1.5), "jpeg": (88, 95)},
+    {"megapixels": (2, 12), "tilt_deg": (0, 25), "rotation_jitter_deg": 8, "any_rotation": 0.2, "fill": (0.6, 0.88),
+     "distortion": (-0.04, 0.04), "light": (0.7, 0.95), "shadow_chance": 0.5, "shadow": (0.6, 0.85),
+     "blur_px": (0.4, 1.3), "noise": (1.5, 4), "jpeg": (70, 92)},
+    {"megapixels": (2, 12), "tilt_deg": (20, 35), "rotation_jitter_deg": 15, "any_rotation": 0.4, "fill": (0.5, 0.8),
+     "distortion": (-0.08, 0.08), "light": (0.5, 0.8), "shadow_chance": 0.9, "shadow": (0.45, 0.7),
+     "blur_px": (1.0, 2.2), "noise": (3, 7), "jpeg": (55, 72)},
+), strict=True))
 # People frame a sheet upright or turned a quarter; a share of photos is at any angle.
 QUARTER_TURNS = (0, 90, 180, 270)
 QUARTER_TURN_WEIGHTS = (0.55, 0.15, 0.15, 0.15)

@@ -1,0 +1,183 @@
+"""The lab's commands: ``sheetscan bench ...``, each printing figures measured in one run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from sheetscan.names import CAMERA_LEVELS
+
+bench_app = typer.Typer(help="Benchmarks that print the project's measured figures.", no_args_is_help=True)
+Level = Enum("Level", {name: name for name in CAMERA_LEVELS}, type=str)  # typer checks the choice
+LevelOption = Annotated[Level, typer.Option("--level", help="Camera level.")]
+FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
+JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
+
+
+def _print_figures(figures: dict, as_json: bool, sentence: str) -> None:
+    """A benchmark's figures: JSON for programs, ``sentence`` for people."""
+    typer.echo(json.dumps(figures) if as_json else sentence)
+
+
+def _interval(bounds: list[float]) -> str:
+    return f"95% interval {bounds[0]:.1%} to {bounds[1]:.1%}"
+
+
+@bench_app.command("synth")
+def bench_synth_command(
+    n: int = typer.Option(5, "--n", min=1, help="Number of photos to time."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    megapixels: float = typer.Option(12.0, "--megapixels", min=1.0, max=50.0, help="Photo size."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Time making one synthetic photo on one core, against decoding that JPEG (same run).
+
+    Example: sheetscan bench synth --n 5 --megapixels 12
+    """
+    from sheetscan.lab import bench
+
+    level = level.value
+    figures = bench.bench_synth(n, seed, level, megapixels)
+    _print_figures(figures, as_json,
+        f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
+        f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
+        f"ratio {figures['ratio']:.1f}")
+
+
+@bench_app.command("read")
+def bench_read_command(
+    n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
+    level: LevelOption = "phone",
+    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
+    totals, and the time to read a 12-megapixel JPEG against decoding it (same run).
+
+    Example: sheetscan bench read --n 100 --seed 1 --level phone
+    """
+    from sheetscan.lab import bench
+
+    with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
+        f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1))
+    pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets, {f['sheets_found']:.1%} found",
+        f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
+        f"  water per cell      {f['water_accuracy']:.2%}",
+        f"  tree dot            {f['tree_dot_accuracy']:.2%}",
+        f"  exact total         {f['exact_total']:.1%} of sheets (the cells' first choices alone: "
+        f"{f['exact_total_cells_only']:.1%})",
+        f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
+        f"ratio {f['read_to_decode_ratio']:.2f}; peak memory {f['peak_memory_mb']} MB",
+    ]))
+
+
+@bench_app.command("audit")
+def bench_audit_command(
+    n: int = typer.Option(100, "--n", min=1, help="Number of fresh photos."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run (the box reader trained on 2000)."),
+    level: LevelOption = "phone",
+    mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0,
+                                       help="Chance a player's written numbers hold a mistake (more gives more "
+                                            "sheets to flag)."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Audit N fresh synthetic photos against their truth: turn-box symbols, marks and written
+    numbers read right (first choice and decoded), mistakes flagged and false differences.
+
+    Example: sheetscan bench audit --n 150 --seed 1 --level phone
+    """
+    from sheetscan.lab import bench
+
+    with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
+        f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1))
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets read",
+        f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
+        f"  bonsai and pond marks  {f['marks']:.2%}",
+        f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
+        f"  written wrong: {f['sheets_written_wrong']} sheets, {f['wrong_flagged']:.1%} flagged with the right category",
+        f"  written right: {f['sheets_written_right']} sheets, {f['false_difference']:.1%} with a false difference",
+    ]))
+
+
+@bench_app.command("table")
+def bench_table_command(
+    n: int = typer.Option(40, "--n", min=1, help="Number of fresh table photos."),
+    sheets_per_photo: int = typer.Option(3, "--sheets-per-photo", min=1, max=6, help="Sheets on each photo."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    jobs: JobsOption = None,
+    repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
+                               "the fastest counts (each round's own ratio is shown too)."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
+    and sheets per second with 1 job and with all cores (same photos, same run, the fastest
+    of --repeat reads each).
+
+    Example: sheetscan bench table --n 40 --sheets-per-photo 3
+    """
+    from sheetscan.lab import bench
+    from sheetscan.reading.batch import default_jobs
+
+    jobs = jobs or default_jobs()
+    typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
+    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat,
+                          say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
+    _print_figures(f, as_json, "\n".join([
+        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",
+        f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%} "
+        f"({_interval(f['exact_total_interval'])}); right winner {f['right_winner']:.1%} of tables "
+        f"({_interval(f['right_winner_interval'])})",
+        f"  {f['sheets_per_second_one_job']:.2f} sheets/s with 1 job, {f['sheets_per_second_all_jobs']:.2f} with "
+        f"{f['jobs']}: x{f['speedup']:.2f} (by round: {', '.join(f'x{r:.2f}' for r in f['speedup_by_round'])}; "
+        f"cores busy {f['cores_busy']:.0%} of the {f['jobs']}-job reads)",
+    ]))
+
+
+@bench_app.command("games")
+def bench_games_command(
+    n: int = typer.Option(1000, "--n", min=1, help="Number of games."),
+    seed: int = typer.Option(10000, "--seed", help="Seed of the first game."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Play N simulated games: the share that is legal with a truth equal to the scorer's,
+    and the spread of their totals.
+
+    Example: sheetscan bench games --n 1000
+    """
+    from sheetscan.lab import bench
+
+    figures = bench.bench_games(n, seed)
+    _print_figures(figures, as_json,
+        f"{figures['games']} games: {figures['legal_share']:.1%} legal with truth = scorer; totals "
+        f"min {figures['min']}, 5% {figures['p5']:g}, median {figures['median']:g}, "
+        f"95% {figures['p95']:g}, max {figures['max']}")
+
+
+@bench_app.command("rescore")
+def bench_rescore_command(
+    n: int = typer.Option(1000, "--n", min=1, help="Number of garden files."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the first simulated game."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Time `sheetscan rescore --json` on N garden files in one call, against a reference
+    (Python start-up plus reading the same JSON files) timed in the same run.
+
+    Example: sheetscan bench rescore --n 1000
+    """
+    from sheetscan.lab import bench
+
+    figures = bench.bench_rescore(n, seed)
+    _print_figures(figures, as_json,
+        f"rescore of {figures['files']} garden files: {figures['rescore_seconds']:.3f} s "
+        f"({figures['files_per_second']} files/s); reference (start Python, read the JSON): "
+        f"{figures['reference_seconds']:.3f} s; ratio {figures['ratio']:.2f}")
