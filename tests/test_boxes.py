@@ -119,7 +119,7 @@ def test_a_missing_box_model_names_its_file_and_the_command_that_rebuilds_it(tmp
     from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models
     from sheetscan.errors import ModelError
 
-    missing = tmp_path / "boxes_tables.npz"
+    missing = tmp_path / "boxes_tables"
     with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks boxes-tables"):
         load_box_models((DEFAULT_BOX_MODEL_PATHS[0], missing))
 
@@ -129,11 +129,11 @@ def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeyp
 
     from sheetscan.reading.networks import model_paths
 
-    defaults = (tmp_path / "a.npz",)
+    defaults = (tmp_path / "a",)
     monkeypatch.delenv("SHEETSCAN_TEST_MODEL", raising=False)
     assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == defaults
-    monkeypatch.setenv("SHEETSCAN_TEST_MODEL", os.pathsep.join(["x.npz", "y.npz"]))
-    assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == (Path("x.npz"), Path("y.npz"))
+    monkeypatch.setenv("SHEETSCAN_TEST_MODEL", os.pathsep.join(["x", "y"]))
+    assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == (Path("x"), Path("y"))
 
 
 def test_only_a_small_sheet_gets_the_second_box_model():

@@ -6,10 +6,12 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
-from networks import random_net
+from conftest import SAMPLES
+from networks import random_net, random_weights, weights_of
 
 from sheetscan.reading.cells import PATCH_PX, WATER_PATCH_PX
-from sheetscan.reading.networks import CellNet
+from sheetscan.lab.export import Weights, network_model
+from sheetscan.reading.networks import Network
 from sheetscan.errors import InputFileError
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.locate import locate_sheets
@@ -88,26 +90,27 @@ def test_rectified_sheet_has_the_garden_border_where_the_layout_says():
     assert column.min() < column[0] - 60 and abs(int(np.argmin(column)) - 15) <= 3
 
 
-def reference_logits(net: CellNet, patches: np.ndarray) -> np.ndarray:
+def reference_logits(weights: Weights, patches: np.ndarray) -> np.ndarray:
     """The network computed directly in numpy, layer by layer as PyTorch defines it."""
     x = patches[:, None].astype(np.float64)
-    for weight, bias in net.convolutions:
+    for weight, bias in weights.convolutions:
         padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
         windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))  # (n, c, h, w, 3, 3)
         x = np.maximum(np.einsum("nchwij,ocij->nohw", windows, weight) + bias[None, :, None, None], 0)
         n, c, h, w = x.shape
         x = x[:, :, : h // 2 * 2, : w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
-    x = np.maximum(x.reshape(len(x), -1) @ net.hidden[0].T + net.hidden[1], 0)
-    return x @ net.output[0].T + net.output[1]
+    x = np.maximum(x.reshape(len(x), -1) @ weights.hidden[0].T + weights.hidden[1], 0)
+    return x @ weights.output[0].T + weights.output[1]
 
 
 @pytest.mark.parametrize("shape", [(48, 48), (48, 104), (32, 24)])
 def test_the_opencv_network_computes_the_direct_sum(shape):
     rng = np.random.default_rng(0)
-    net = random_net(rng, shape, ("a", "b", "c"))
+    weights = random_weights(rng, shape, 3)
+    net = Network.from_model(network_model(weights, shape, ("a", "b", "c")))
     patches = rng.random((5, *shape), dtype=np.float32)
-    assert np.allclose(net.logits(patches), reference_logits(net, patches), atol=1e-4)
-    assert np.allclose(net.logits(patches[:2]), reference_logits(net, patches[:2]), atol=1e-4)  # another batch size
+    assert np.allclose(net.logits(patches), reference_logits(weights, patches), atol=1e-4)
+    assert np.allclose(net.logits(patches[:2]), reference_logits(weights, patches[:2]), atol=1e-4)  # another batch size
     assert net.logits(patches[:0]).shape == (0, 3)
 
 
@@ -138,7 +141,7 @@ def test_a_missing_cell_model_names_its_file_and_the_command_that_rebuilds_it(tm
     from sheetscan.errors import ModelError
     from sheetscan.reading.read import DEFAULT_MODEL_PATHS, load_cell_models
 
-    missing = tmp_path / "cells_tables.npz"
+    missing = tmp_path / "cells_tables"
     with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks cells-tables"):
         load_cell_models((DEFAULT_MODEL_PATHS[0], missing))
 
@@ -212,3 +215,28 @@ def test_ink_is_measured_against_the_paper_around_it_so_a_glare_cancels():
     assert local[50, 200] < 0.03  # bare paper, even mid-gradient
     one_level = ink_map(gray)  # one paper level for the whole image: the dim side reads darker
     assert one_level[50, 51] - one_level[50, 351] > 0.15
+
+
+def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
+    """Every shipped ONNX file, run by the reader, gives what its own weights give in plain numpy,
+    on the patches of a real sample sheet: the files hold the networks that were trained."""
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models, sheet_box_patches
+    from sheetscan.reading.read import DEFAULT_MODEL_PATHS, cell_patches, load_cell_models
+
+    layout = load_layout()
+    gray = load_photo(SAMPLES / "phone" / "0000.jpg").gray
+    canonical = rectify(gray, locate_sheets(gray, layout).sheets[0], layout)
+    decoration, water = cell_patches(canonical, layout)
+    patches = {"decoration": decoration, "water": water, **sheet_box_patches(canonical, layout)}
+    checked = 0
+    for models in (*(load_cell_models((path,)) for path in DEFAULT_MODEL_PATHS),
+                   *(load_box_models((path,)) for path in DEFAULT_BOX_MODEL_PATHS)):
+        for name in ("decoration", "water", "turn", "mark", "number"):
+            if hasattr(models, name):
+                (net,) = getattr(models, name).nets
+                logits = net.logits(patches[name])
+                expected = reference_logits(weights_of(net), patches[name])
+                assert np.allclose(logits, expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
+                assert (logits.argmax(1) == expected.argmax(1)).all()
+                checked += 1
+    assert checked == 10

@@ -1,14 +1,15 @@
-"""Training: the numpy network computes what PyTorch trained; no PyTorch gives a clear error."""
+"""Training: the ONNX network computes what PyTorch trained; calibration and the plan travel in
+each file's metadata; no PyTorch gives a clear error."""
 
 import json
 import sys
-from dataclasses import replace
-
 import numpy as np
+import onnx
 import pytest
 
-from sheetscan.reading.networks import CellNet
 from sheetscan.errors import SheetscanError
+from sheetscan.lab.export import calibrated_model
+from sheetscan.reading.networks import Network, head_slices, load_networks
 
 
 def toy_patches(count: int, seed: int):
@@ -22,9 +23,9 @@ def toy_patches(count: int, seed: int):
     return patches, labels
 
 
-def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
+def test_the_onnx_network_matches_pytorch_and_learns_a_toy_task():
     torch = pytest.importorskip("torch")
-    from sheetscan.lab.train import _network, _to_cellnet, train_cellnet
+    from sheetscan.lab.train import _network, _to_network, train_cellnet
 
     patches, labels = toy_patches(400, 0)
     net = train_cellnet(patches, labels, ("top_left", "bottom_right"), seed=0, epochs=6, batch=32)
@@ -33,7 +34,7 @@ def test_numpy_network_matches_pytorch_and_learns_a_toy_task():
     torch.manual_seed(3)
     network = _network(torch, (48, 48), 2)
     expected = torch.softmax(network(torch.as_tensor(test[:8, None])), dim=1).detach().numpy()
-    assert np.allclose(_to_cellnet(network, ("a", "b")).probabilities(test[:8]), expected, atol=1e-5)
+    assert np.allclose(_to_network(network, (48, 48), ("a", "b")).probabilities(test[:8]), expected, atol=1e-5)
 
 
 def test_a_multi_head_network_learns_each_head_and_skips_labels_that_do_not_apply():
@@ -81,24 +82,50 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     temperature = fit_temperatures(net.classes, logits, labels)
     assert temperature[0] == temperature[1] == temperature[2] and temperature[3] == temperature[4]
     assert abs(temperature[0] / drawn["colour"] - 1) < 0.2 and abs(temperature[3] / drawn["size"] - 1) < 0.2
-    calibrated = replace(net, temperature=temperature)
+    calibrated = Network.from_model(calibrated_model(net, temperature, {"plan": "toy"}))
+    assert np.array_equal(calibrated.temperature, temperature) and net.temperature is None
+    assert calibrated.metadata["plan"] == "toy"
     assert np.allclose(calibrated.probabilities(patches[:3])[:, :3].sum(axis=1), 1)
     assert np.abs(calibrated.probabilities(patches[:3]) - net.probabilities(patches[:3])).max() > 0.01
-    saved = CellNet.from_arrays(calibrated.arrays("net"), "net")
-    assert np.array_equal(saved.temperature, temperature) and CellNet.from_arrays(net.arrays("n"), "n").temperature is None
     accuracies = head_accuracies(calibrated.classes, calibrated.logits(patches), labels)
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
 
 
 @pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables"])
 def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
-    from sheetscan.lab.train import PLANS
+    from sheetscan.lab.train import PLANS, network_classes
 
     plan = PLANS[plan_name]
-    with np.load(plan.out) as arrays:
-        made = {key[5:]: str(arrays[key]) for key in arrays.files if key.startswith("meta_")}
-    assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
-    # a file made before the key was written had one sheet per photo, the plans' default
-    assert json.loads(made.get("sheets_per_photo", "[1]")) == list(plan.sheets_per_photo)
-    assert made["megapixels"] == str(plan.megapixels)
-    assert json.loads(made["epochs"]) == plan.epochs and made["scrambled"] == str(plan.scramble)
+    for name, net in load_networks(plan.out, network_classes(plan.kind), "").items():
+        made = net.metadata
+        assert made["plan"] == plan_name
+        assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
+        assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
+        assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
+        assert json.loads(made["epochs"]) == plan.epochs
+        assert set(json.loads(made["validation_accuracy"])) == {head or "class" for head in head_slices(net.classes)}
+        assert net.temperature is not None and len(net.temperature) == len(net.classes)
+
+
+def test_a_model_file_is_standard_onnx_that_names_its_classes_and_calibration():
+    from sheetscan.reading.read import DEFAULT_MODEL_PATHS
+
+    model = onnx.load(DEFAULT_MODEL_PATHS[0] / "decoration.onnx")
+    onnx.checker.check_model(model, full_check=True)  # shapes inferred through every node
+    properties = {prop.key: prop.value for prop in model.metadata_props}
+    assert json.loads(properties["classes"])[:2] == ["empty", "lantern"]
+    assert len(json.loads(properties["temperature"])) == 8
+    (patches,) = model.graph.input
+    assert [d.dim_value or d.dim_param for d in patches.type.tensor_type.shape.dim] == ["n", 1, 48, 48]
+
+
+def test_a_model_set_is_written_whole_or_not_at_all(tmp_path):
+    from networks import random_net
+
+    from sheetscan.lab.export import write_model_set
+
+    net = random_net(np.random.default_rng(0), (8, 8), ("a", "b"))
+    written = write_model_set(tmp_path / "set", {"x": calibrated_model(net, np.ones(2, np.float32), {"plan": "p"})})
+    assert written == [tmp_path / "set" / "x.onnx"]
+    assert sorted(p.name for p in (tmp_path / "set").iterdir()) == ["x.onnx"]  # no temporary left beside it
+    assert Network.from_model(onnx.load(written[0])).metadata["plan"] == "p"

@@ -7,19 +7,32 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from sheetscan.lab.export import Weights, calibrated_model, network_model, write_model_set
 from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS
-from sheetscan.reading.networks import CONVOLUTIONS, SMALL, Architecture, CellNet, head_slices
+from sheetscan.reading.networks import Network, head_slices
 from sheetscan.errors import SheetscanError
 from sheetscan.names import TRAINING_PLANS
 from sheetscan.reading.read import CLASSES as CELL_CLASSES, DEFAULT_MODEL_PATHS
 
 SHIFT_PX = 2  # random shifts of a patch during training: alignment is never exact
 INK_GAIN = (0.6, 1.3)  # random ink strength: light pencil to heavy felt
+CONVOLUTIONS = 3  # each followed by ReLU and 2x2 max pooling: patches are multiples of 8 pixels
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The widths of a patch network."""
+
+    channels: tuple[int, ...] = (1, 16, 32, 48)  # input channels, then each convolution's outputs
+    hidden: int = 64  # units of the dense layer
+
+
+SMALL = Architecture()
 
 
 def _torch():
@@ -44,8 +57,8 @@ def _network(torch, shape: tuple[int, int], classes: int, architecture: Architec
 
 def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, ...], *, seed: int,
                   epochs: int = 12, batch: int = 128, learning_rate: float = 2e-3, architecture: Architecture = SMALL,
-                  progress=None) -> CellNet:
-    """Train a CellNet on (n, h, w) float32 ink ``patches``.
+                  progress=None) -> Network:
+    """Train a patch network on (n, h, w) float32 ink ``patches``.
 
     ``labels`` is (n,) class indices for a single-head network, or (n, heads) indices within
     each head (see cnn.head_slices), -1 where a head does not apply to a sample.
@@ -79,7 +92,7 @@ def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, .
             schedule.step()
         if progress:
             progress(epoch, float(loss.detach()))
-    return _to_cellnet(network, classes)
+    return _to_network(network, (height, width), classes)
 
 
 TEMPERATURES = np.exp(np.linspace(np.log(0.5), np.log(8.0), 81))  # the candidates fit_temperatures tries
@@ -118,10 +131,12 @@ def head_accuracies(classes: tuple[str, ...], logits: np.ndarray, labels: np.nda
     return accuracies
 
 
-def _to_cellnet(network, classes: tuple[str, ...]) -> CellNet:
-    weights = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
-               for layer in network if hasattr(layer, "weight")]
-    return CellNet(tuple(weights[:CONVOLUTIONS]), weights[CONVOLUTIONS], weights[CONVOLUTIONS + 1], classes)
+def _to_network(network, patch_shape: tuple[int, int], classes: tuple[str, ...]) -> Network:
+    """A PyTorch network as the reader runs it: through its ONNX model."""
+    layers = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
+              for layer in network if hasattr(layer, "weight")]
+    weights = Weights(tuple(layers[:CONVOLUTIONS]), layers[CONVOLUTIONS], layers[CONVOLUTIONS + 1])
+    return Network.from_model(network_model(weights, patch_shape, classes))
 
 
 @dataclass(frozen=True)
@@ -184,7 +199,7 @@ COMPARISON_PHOTOS = 120  # phone photos for --compare-linear
 
 
 def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
-    """The networks a kind of model file holds, and their classes."""
+    """The networks a kind of model set holds, and their classes."""
     return dict(CELL_CLASSES) if kind == "cells" else dict(BOX_CLASSES)
 
 
@@ -192,7 +207,8 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
                  held_out_pen: str = HELD_OUT_PEN, jobs: int = 2, compare_linear: bool = False,
                  say=print) -> dict:
     """Render training photos, train the networks of the plan ``plan_name`` (a key of PLANS),
-    write them to ``out``; ``epochs`` overrides the plan's for every network."""
+    write them as ONNX files into the folder ``out``; ``epochs`` overrides the plan's for every
+    network. The metadata the files share is returned."""
     from sheetscan.lab.dataset import collect_parallel
 
     _torch()  # fail before the long rendering, not after
@@ -207,25 +223,23 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
     for name, classes in network_classes(kind).items():
         nets[name] = train_cellnet(samples.patches[name], samples.labels[name], classes, seed=seed, epochs=passes[name],
                                    architecture=plan.architectures[name], progress=lambda e, loss, n=name: say(f"  {n} epoch {e + 1}/{passes[n]}: loss {loss:.4f}"))
-    metadata = {"train_seed": str(seed), "train_photos": str(photos), "levels": ",".join(TRAIN_LEVELS),
+    metadata = {"plan": plan_name, "train_seed": str(seed), "train_photos": str(photos), "levels": ",".join(TRAIN_LEVELS),
                 "held_out_pen": held_out_pen, "epochs": json.dumps(passes), "scrambled": str(plan.scramble),
                 "megapixels": str(plan.megapixels), "sheets_per_photo": json.dumps(plan.sheets_per_photo)}
     # Calibrate on unseen photos (another seed, the held-out pen still out): the decoder
     # weighs the readers' probabilities against each other and against the rules.
     validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, kind, (held_out_pen,), jobs,
                                   plan.scramble, plan.megapixels, plan.sheets_per_photo)
+    models = {}
     for name, net in nets.items():
         logits, labels = net.logits(validation.patches[name]), validation.labels[name]  # one pass serves both
-        nets[name] = replace(net, temperature=fit_temperatures(net.classes, logits, labels))
-        metadata[f"{name}_validation_accuracy"] = json.dumps(head_accuracies(net.classes, logits, labels))
-        say(f"  {name} on {VALIDATION_PHOTOS} unseen photos: {metadata[f'{name}_validation_accuracy']}, "
-            f"temperatures {sorted({round(float(t), 2) for t in nets[name].temperature})}")
-    arrays = {name: array for name, net in nets.items() for name, array in net.arrays(name).items()}
-    arrays.update({f"meta_{k}": np.array(v) for k, v in metadata.items()})
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "wb") as handle:
-        np.savez_compressed(handle, **arrays)
-    say(f"wrote {out} in {time.perf_counter() - started:.0f} s in all")
+        temperature = fit_temperatures(net.classes, logits, labels)
+        accuracy = json.dumps(head_accuracies(net.classes, logits, labels))
+        models[name] = calibrated_model(net, temperature, {**metadata, "validation_accuracy": accuracy})
+        say(f"  {name} on {VALIDATION_PHOTOS} unseen photos: {accuracy}, "
+            f"temperatures {sorted({round(float(t), 2) for t in temperature})}")
+    written = write_model_set(out, models)
+    say(f"wrote {', '.join(map(str, written))} in {time.perf_counter() - started:.0f} s in all")
     if compare_linear and kind == "cells":
         _compare_with_linear(samples, nets, jobs, say)
     return metadata

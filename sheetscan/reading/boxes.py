@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from sheetscan.reading.cells import ink_map
-from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths
+from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.design.layout import Layout, Region
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
@@ -30,8 +30,7 @@ from sheetscan.game.rules import CATEGORIES, MAX_PRUNINGS
 # 77-82, none a bench figure's), wrong totals of table sheets: 14 of 449 with the first alone,
 # 10 with both on every sheet, 10 with both below 2.5 px/mm (137 sheets). Above that, both on
 # every sheet changed no total (298 sheets alone) and cost 9 ms a sheet (read_boxes 14 -> 23 ms).
-DEFAULT_BOX_MODEL_PATHS = tuple(Path(__file__).resolve().parents[2] / "models" / name
-                                for name in ("boxes.npz", "boxes_tables.npz"))
+DEFAULT_BOX_MODEL_PATHS = (shipped_model_set("boxes"), shipped_model_set("boxes_tables"))
 BOX_MODEL_PATHS = model_paths("SHEETSCAN_BOX_MODEL", DEFAULT_BOX_MODEL_PATHS)
 BOX_REBUILD_COMMAND = "sheetscan train --networks boxes; sheetscan train --networks boxes-tables"
 SMALL_SHEET_PX_PER_MM = 2.5  # photo pixels per sheet mm below which every box model reads

@@ -1,51 +1,75 @@
-"""A small convolutional network for image patches, run in plain numpy.
+"""The patch networks the reader runs: standard ONNX files, one per network, run by OpenCV's dnn.
 
-Three 3x3 convolutions (each followed by ReLU and 2x2 max pooling), a hidden dense layer and
-one softmax per head. A single-head network names its classes plainly (``"rock"``); a
-multi-head one names them ``"head:class"`` (``"kind:prune"``, ``"units:7"``), so one output
-layer serves every head. PyTorch trains it (``sheetscan train``, an optional extra); reading
-needs only the weights in an ``.npz`` file: OpenCV's dnn module runs them (see onnxgraph.py).
+A model set is a folder holding one ``<network>.onnx`` per network (``models/cells`` holds
+``decoration.onnx`` and ``water.onnx``). Each file carries its class names and each class's
+softmax temperature in its metadata. A single-head network names its classes plainly
+(``"rock"``); a multi-head one names them ``"head:class"`` (``"kind:prune"``, ``"units:7"``), so
+one output layer serves every head. ``sheetscan train`` writes the files (lab/export.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import Mapping
 
 import cv2
 import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
 
 from sheetscan.errors import ModelError
-from sheetscan.onnxgraph import patch_network
 
-CONVOLUTIONS = 3  # each followed by ReLU and 2x2 max pooling: inputs are multiples of 8 pixels
+CLASSES_KEY = "classes"  # metadata: the output layer's class names, a JSON list
+TEMPERATURE_KEY = "temperature"  # metadata: each class's softmax temperature, a JSON list (absent: 1)
+SHIPPED_MODELS = "sheetscan.models"  # the package that holds the trained model sets
+
+
+def shipped_model_set(name: str) -> Path:
+    """The folder of a model set shipped inside the package (``models/`` in the source tree)."""
+    return Path(str(resources.files(SHIPPED_MODELS).joinpath(name)))
+
+
+def network_path(folder: Path, name: str) -> Path:
+    """The file of network ``name`` in the model set ``folder``."""
+    return folder / f"{name}.onnx"
 
 
 @dataclass(frozen=True)
-class Architecture:
-    """The widths of a network: what training builds; inference reads them off the weights."""
+class Network:
+    """A trained patch network: its ONNX model, class names and calibration."""
 
-    channels: tuple[int, ...] = (1, 16, 32, 48)  # input channels, then each convolution's outputs
-    hidden: int = 64  # units of the dense layer
-
-
-SMALL = Architecture()
-
-
-@dataclass(frozen=True)
-class CellNet:
-    """Weights of the network (PyTorch layouts) and its class names."""
-
-    convolutions: tuple[tuple[np.ndarray, np.ndarray], ...]  # ((out, in, 3, 3), (out,)) each
-    hidden: tuple[np.ndarray, np.ndarray]  # ((hidden, flat), (hidden,))
-    output: tuple[np.ndarray, np.ndarray]  # ((K, hidden), (K,))
+    model: bytes  # the serialized ONNX model
     classes: tuple[str, ...]
     # Each class's softmax temperature (its head's), fitted on unseen photos so that the
     # probabilities the decoder weighs are calibrated; None: 1 (as trained)
-    temperature: np.ndarray | None = None
-    # OpenCV networks built from the weights, one per patch shape: made on first use
-    _runners: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    temperature: np.ndarray | None
+    metadata: Mapping[str, str]  # everything in the file's metadata, the training plan's figures too
+    _runner: list = field(default_factory=list, init=False, repr=False, compare=False)  # the OpenCV network, made once
+
+    @classmethod
+    def from_model(cls, model: onnx.ModelProto) -> "Network":
+        """The network of an ONNX model written by lab/export.py (KeyError without classes)."""
+        metadata = {prop.key: prop.value for prop in model.metadata_props}
+        temperature = metadata.get(TEMPERATURE_KEY)
+        return cls(model.SerializeToString(), tuple(json.loads(metadata[CLASSES_KEY])),
+                   None if temperature is None else np.asarray(json.loads(temperature), np.float32), metadata)
+
+    def _network(self):
+        if not self._runner:
+            self._runner.append(cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8)))
+        return self._runner[0]
+
+    def logits(self, patches: np.ndarray) -> np.ndarray:
+        """(n, K) output layer of (n, h, w) float32 ink patches."""
+        if not len(patches):
+            return np.empty((0, len(self.classes)), np.float32)
+        runner = self._network()
+        runner.setInput(np.ascontiguousarray(patches[:, None], dtype=np.float32))
+        return runner.forward().copy()
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
@@ -58,40 +82,12 @@ class CellNet:
             out[:, part] = exp / exp.sum(axis=1, keepdims=True)
         return out
 
-    def logits(self, patches: np.ndarray) -> np.ndarray:
-        """(n, K) output layer of (n, h, w) float32 ink patches."""
-        if not len(patches):
-            return np.empty((0, len(self.classes)), np.float32)
-        shape = patches.shape[1:]
-        if shape not in self._runners:
-            model = patch_network(self.convolutions, self.hidden, self.output, shape)
-            self._runners[shape] = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
-        runner = self._runners[shape]
-        runner.setInput(np.ascontiguousarray(patches[:, None], dtype=np.float32))
-        return runner.forward().copy()
-
-    def __getstate__(self) -> dict:  # OpenCV networks do not pickle: workers rebuild theirs
-        return {**self.__dict__, "_runners": {}}
-
     def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's (n, K_head) probabilities."""
         return split_heads(self.classes, self.probabilities(patches))
 
-    def arrays(self, prefix: str) -> dict[str, np.ndarray]:
-        arrays = {f"{prefix}_classes": np.array(self.classes)}
-        for i, (weight, bias) in enumerate((*self.convolutions, self.hidden, self.output)):
-            arrays[f"{prefix}_w{i}"], arrays[f"{prefix}_b{i}"] = weight, bias
-        if self.temperature is not None:
-            arrays[f"{prefix}_temperature"] = self.temperature
-        return arrays
-
-    @classmethod
-    def from_arrays(cls, arrays, prefix: str) -> "CellNet":
-        layers = [(arrays[f"{prefix}_w{i}"].astype(np.float32), arrays[f"{prefix}_b{i}"].astype(np.float32))
-                  for i in range(CONVOLUTIONS + 2)]
-        classes = tuple(str(c) for c in arrays[f"{prefix}_classes"])
-        temperature = arrays[f"{prefix}_temperature"].astype(np.float32) if f"{prefix}_temperature" in arrays else None
-        return cls(tuple(layers[:CONVOLUTIONS]), layers[-2], layers[-1], classes, temperature)
+    def __getstate__(self) -> dict:  # OpenCV networks do not pickle: workers rebuild theirs
+        return {**self.__dict__, "_runner": []}
 
 
 @dataclass(frozen=True)
@@ -99,7 +95,7 @@ class Ensemble:
     """Networks with the same classes, trained on different photos, read as one: each class's
     probability is the mean of theirs (the networks err on different patches)."""
 
-    nets: tuple[CellNet, ...]
+    nets: tuple[Network, ...]
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) mean class probabilities of (n, h, w) float32 ink patches."""
@@ -116,27 +112,30 @@ def split_heads(classes: tuple[str, ...], probabilities: np.ndarray) -> dict[str
 
 
 def model_paths(variable: str, defaults: tuple[Path, ...]) -> tuple[Path, ...]:
-    """The model files named by the environment ``variable`` (paths joined by os.pathsep), else
-    ``defaults``."""
+    """The model sets (folders) named by the environment ``variable`` (paths joined by
+    os.pathsep), else ``defaults``."""
     value = os.environ.get(variable)
     return tuple(Path(path) for path in value.split(os.pathsep)) if value else defaults
 
 
-def load_networks(path: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, CellNet]:
-    """The networks named in ``classes`` from a model file; a missing or foreign file, or one
-    whose classes differ, is a ModelError that says to run ``rebuild``."""
-    try:
-        with np.load(path) as arrays:
-            nets = {name: CellNet.from_arrays(arrays, name) for name in classes}
-    except (OSError, KeyError, ValueError):
-        raise ModelError(f"{path}: no usable model; rebuild it with '{rebuild}'") from None
-    if any(nets[name].classes != expected for name, expected in classes.items()):
-        raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
+def load_networks(folder: Path, classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, Network]:
+    """The networks named in ``classes`` from the model set ``folder``; a missing or foreign
+    file, or one whose classes differ, is a ModelError that names it and says to run ``rebuild``."""
+    nets = {}
+    for name, expected in classes.items():
+        path = network_path(folder, name)
+        try:
+            nets[name] = Network.from_model(onnx.load(path))
+            nets[name]._network()  # a graph OpenCV cannot run fails here, not on the first photo
+        except (OSError, DecodeError, KeyError, ValueError, cv2.error):
+            raise ModelError(f"{path}: no usable model; rebuild it with '{rebuild}'") from None
+        if nets[name].classes != expected:
+            raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
     return nets
 
 
 def load_ensembles(paths: tuple[Path, ...], classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, Ensemble]:
-    """The networks named in ``classes``, one from each model file of ``paths``, as ensembles."""
+    """The networks named in ``classes``, one from each model set of ``paths``, as ensembles."""
     files = [load_networks(path, classes, rebuild) for path in paths]
     return {name: Ensemble(tuple(nets[name] for nets in files)) for name in classes}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
-from sheetscan.reading.networks import Ensemble, load_ensembles, model_paths
+from sheetscan.reading.networks import Ensemble, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
 from sheetscan.game.rules import GRID_SIZE, Decoration
@@ -22,8 +22,7 @@ from sheetscan.game.rules import GRID_SIZE, Decoration
 # "cells" and "cells-tables"); a cell's probabilities are the average of theirs. On validation
 # photos (seeds 77-81, none a bench figure's), wrong totals: table sheets 12 of 449 with the
 # first alone, 6 with the second, 7 with the pair; sheets alone 6, 9 and 7 of 450.
-DEFAULT_MODEL_PATHS = tuple(Path(__file__).resolve().parents[2] / "models" / name
-                            for name in ("cells.npz", "cells_tables.npz"))
+DEFAULT_MODEL_PATHS = (shipped_model_set("cells"), shipped_model_set("cells_tables"))
 MODEL_PATHS = model_paths("SHEETSCAN_MODEL", DEFAULT_MODEL_PATHS)
 REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
 DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock", "moss", "bridge")

@@ -1,0 +1,1 @@
+"""The trained networks: one folder per model set, one ONNX file per network (sheetscan.models in the wheel)."""
