@@ -325,11 +325,13 @@ def synth(
 
 
 def main() -> None:
-    """Entry point: run the app, turning any sheetscan error into its exit code."""
+    """Entry point: run the app, turning any sheetscan error into its exit code (outside the
+    app, typer.Exit is not caught: exit here)."""
     try:
-        app()
+        app(prog_name="sheetscan")
     except SheetscanError as error:
-        _fail(error.message, error.exit_code)
+        typer.echo(f"sheetscan: {error.message}", err=True)
+        sys.exit(int(error.exit_code))
 
 
 if __name__ == "__main__":
