@@ -1,8 +1,10 @@
 """The command line, driven in-process: exit codes, messages, text and JSON output."""
 
 import json
+import re
 
 import pytest
+import typer.main
 
 from cli import app
 from sheetscan.game.rules import CATEGORIES
@@ -74,8 +76,7 @@ def test_findings_and_written_differences_are_reported(runner, write_json):
 
 
 def command_paths(typer_app, prefix=()):
-    import typer.main
-
+    """The word paths of every command and group of the app (``()`` is the app itself)."""
     group = typer.main.get_command(typer_app)
     stack = [(prefix, group)]
     while stack:
@@ -86,9 +87,14 @@ def command_paths(typer_app, prefix=()):
 
 
 @pytest.mark.parametrize("path", list(command_paths(app)), ids=lambda p: " ".join(p) or "sheetscan")
-def test_every_command_has_help(runner, path):
+def test_every_command_has_help_with_an_example_of_itself(runner, path):
     result = runner.invoke(app, [*path, "--help"])
     assert result.exit_code == 0
-    assert "Usage" in result.output
-    help_text = result.output.split("Usage", 1)[1]
-    assert len(help_text.strip().splitlines()) > 3
+    text = " ".join(result.output.split())  # lines rewrapped to the terminal
+    group = typer.main.get_command(app)
+    for name in path:
+        group = group.commands[name]
+    if hasattr(group, "commands"):  # a group lists its commands
+        assert all(f" {name} " in text for name in group.commands)
+    else:  # a command shows how to call it
+        assert re.search(r"Examples?: sheetscan " + re.escape(" ".join(path)) + r"\b", text)

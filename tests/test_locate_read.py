@@ -69,13 +69,12 @@ def test_markers_that_fit_no_sheet_at_the_coarse_size_are_fitted_at_a_finer_one(
 def test_a_sheet_with_one_marker_left_is_reported_not_guessed():
     photo = synth_photo(2, 33, "scan", megapixels=3)
     gray = decoded(photo)
+    assert len(locate_sheets(gray).sheets) == 1  # with its four markers, the same photo is read
     corners = np.array(photo.truth["sheets"][0]["corners"])
-    keep = corners[0]  # cover three corners (and their markers) with grey
-    for corner in corners[1:]:
+    for corner in corners[1:]:  # cover three corners (and their markers) with grey; the first stays
         cv2.circle(gray, tuple(int(v) for v in corner), int(0.12 * np.ptp(corners[:, 1])), 128, -1)
     located = locate_sheets(gray)
     assert located.sheets == () and located.partial == 1
-    assert keep is not None
 
 
 def test_rectified_sheet_has_the_garden_border_where_the_layout_says():

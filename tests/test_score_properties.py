@@ -5,10 +5,11 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, surrounding_cells
-from sheetscan.game.rules import BRIDGE_POINTS, CATEGORIES, GRID_SIZE, Decoration
+from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration
 from sheetscan.game.score import score
 
 MANY = settings(max_examples=1500, deadline=None)
+RULEBOOK_BRIDGE_POINTS = (0, 1, 4, 9, 15)  # for 0, 1, 2, 3 and 4 or more valid bridges (RULES.md)
 N = GRID_SIZE - 1
 
 DIHEDRAL_MOVES = {
@@ -89,11 +90,11 @@ def test_bridge_points_follow_0_1_4_9_15(sites, data):
             garden = garden.with_cell(cell, data.draw(st.sampled_from(not_bridges)))
     for cell in sites:
         garden = garden.with_cell(cell, Decoration.BRIDGE, water=True)
-    expected = BRIDGE_POINTS[min(len(sites), len(BRIDGE_POINTS) - 1)]
+    expected = RULEBOOK_BRIDGE_POINTS[min(len(sites), 4)]
     assert score(garden).breakdown["bridge"] == expected
 
 
 @MANY
 @given(gardens())
 def test_bridges_score_one_of_the_table_values(garden):
-    assert score(garden).breakdown["bridge"] in BRIDGE_POINTS
+    assert score(garden).breakdown["bridge"] in RULEBOOK_BRIDGE_POINTS
