@@ -14,7 +14,7 @@ from sheetscan.present import report
 from sheetscan.errors import ExitCode, SheetscanError
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
-from sheetscan.lab.commands import JobsOption, LevelOption, bench_app
+from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, bench_app
 from sheetscan.names import TRAINING_PLANS
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
@@ -308,6 +308,7 @@ def synth(
     megapixels: Optional[float] = typer.Option(
         None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
     ),
+    held_out_styles: HeldOutStyles = False,
 ) -> None:
     """Make synthetic photos of filled sheets with their ground truth: legal games, drawn by
     hand, photographed at the camera level.
@@ -320,7 +321,7 @@ def synth(
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
-            write_synth(out, index, seed, level, sheets_per_photo, megapixels)
+            write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles)
     typer.echo(f"wrote {n} photos and their truth to {out}")
 
 

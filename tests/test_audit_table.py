@@ -123,13 +123,13 @@ def test_a_lone_sheet_gets_its_solo_rank(total, name):
 
 
 def test_bench_audit_and_bench_table_report_their_figures(runner):
-    result = runner.invoke(app, ["bench", "audit", "--n", "2", "--seed", "5", "--level", "scan", "--json"])
+    result = runner.invoke(app, ["bench", "audit", "--n", "4", "--seed", "5", "--level", "scan", "--json"])
     assert result.exit_code == 0, result.output
     audit = json.loads(result.stdout.strip().splitlines()[-1])
-    assert audit["sheets"] == 2
-    assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 2
+    assert audit["sheets"] == 4
+    assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 4
     for key in ("turn_symbols", "turn_symbols_raw", "marks", "written_numbers", "written_numbers_raw"):
-        assert 0.9 <= audit[key] <= 1, key  # two clean scans: nearly every box reads right
+        assert 0.9 <= audit[key] <= 1, key  # four clean scans: nearly every box reads right
     result = runner.invoke(app, ["bench", "table", "--n", "1", "--sheets-per-photo", "2", "--jobs", "2", "--repeat", "1",
                                  "--seed", "5", "--json"])
     assert result.exit_code == 0, result.output

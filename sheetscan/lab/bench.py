@@ -18,6 +18,7 @@ import numpy as np
 
 from sheetscan.game.audit import audit
 from sheetscan.game.gardenfile import garden_to_dict, record_to_dict
+from sheetscan.game.rules import DECORATION_BY_LETTER
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.synthetic.synth import match_truth, synth_photo
@@ -118,16 +119,37 @@ def _cell_tallies(truth: dict, sheet) -> dict:
     return tally
 
 
-def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None) -> dict:
-    """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read."""
+def _archetype_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> None:
+    """Add each decorated cell's reading (right, seen) to its drawing's archetype, and each
+    tree's Spring/Summer mark to the mark's."""
+    cells, late = truth["garden"]["cells"], {tuple(c) for c in truth["garden"]["tree_late"]}
+    read = garden_to_dict(sheet.garden)
+    read_late = {tuple(c) for c in read["tree_late"]}
+    for r in range(6):
+        for c in range(6):
+            if cells[r][c] in DECORATION_BY_LETTER:
+                tally = by_archetype.setdefault(truth["drawings"][DECORATION_BY_LETTER[cells[r][c]].category], [0, 0])
+                tally[0] += cells[r][c] == read["cells"][r][c]
+                tally[1] += 1
+            if (r, c) in late:
+                tally = by_archetype.setdefault(truth["drawings"]["tree_mark"], [0, 0])
+                tally[0] += (r, c) in read_late
+                tally[1] += 1
+
+
+def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
+               held_out_styles: bool = False) -> dict:
+    """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
+    ``held_out_styles`` draws the sheets with the archetypes held out of training alone."""
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
               "water": 0, "trees": 0, "dots": 0}
     by_pen: dict[str, list[int]] = {}
+    by_archetype: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
         for index in range(count):
-            photo = synth_photo(index, seed, level, sheets_per_photo)
+            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path)
@@ -142,12 +164,13 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen = by_pen.setdefault(truth["style"]["pen"], [0, 0])
                 pen[0] += tally["decoration"]
                 pen[1] += tally["cells"]
+                _archetype_tallies(truth, sheet, by_archetype)
             if say:
                 say(index)
         speed = _read_speed(Path(folder), seed, level)
     cells = max(totals["cells"], 1)
     return {
-        "photos": count, "level": level, "seed": seed, "sheets": totals["sheets"],
+        "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
         "water_accuracy": totals["water"] / cells,
@@ -155,6 +178,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "exact_total_cells_only": totals["exact_total_cells_only"] / max(totals["found"], 1),
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
+        # each drawing archetype's cells read right (a mark's: its trees' Spring/Summer reading), and how many
+        "by_archetype": {name: [round(right / seen, 4), seen] for name, (right, seen) in sorted(by_archetype.items())},
         **speed,
     }
 
@@ -238,15 +263,15 @@ def _audit_tallies(truth: dict, sheet) -> dict:
     return tally
 
 
-def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None) -> dict:
+def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
-    read and the differences flagged with the truth."""
+    read and the differences flagged with the truth (``held_out_styles``: see bench_read)."""
     from sheetscan.reading.pipeline import read_photo
 
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
-            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate)
+            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path)
@@ -261,7 +286,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
         return totals.get(part, 0) / max(totals.get(whole, 0), 1)
 
     return {
-        "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "sheets": totals.get("sheets", 0),
+        "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
+        "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
         "turn_symbols": share("decoded_symbols_right", "symbols"),
         "marks": share("marks_right", "marks"),
@@ -281,7 +307,7 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
-                repeats: int = 5) -> dict:
+                repeats: int = 5, held_out_styles: bool = False) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
@@ -292,7 +318,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):
-            photo = synth_photo(index, seed, level, sheets_per_photo)
+            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles)
             path = Path(folder) / f"{index:04d}.jpg"
             path.write_bytes(photo.jpeg)
             paths.append(path)
@@ -325,7 +351,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     exact_interval = wilson_interval(totals["exact_total"], totals["found"])
     winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
-        "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo,
+        "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "held_out_styles": held_out_styles,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "right_winner": totals["right_winner"] / max(totals["tables"], 1),

@@ -15,6 +15,9 @@ bench_app = typer.Typer(help="Benchmarks that print the project's measured figur
 Level = Enum("Level", {name: name for name in CAMERA_LEVELS}, type=str)  # typer checks the choice
 LevelOption = Annotated[Level, typer.Option("--level", help="Camera level.")]
 FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]
+HeldOutStyles = Annotated[bool, typer.Option("--held-out-styles", help="Draw every sheet with the drawing archetypes "
+                                               "held out of training alone (synthetic/archetypes.py HELD_OUT): "
+                                               "reading drawings the networks never saw.")]
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
 
 
@@ -55,6 +58,7 @@ def bench_read_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
     level: LevelOption = "phone",
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    held_out_styles: HeldOutStyles = False,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
@@ -65,15 +69,18 @@ def bench_read_command(
     from sheetscan.lab import bench
 
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
-        f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1))
+        f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
+                             held_out_styles=held_out_styles)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets, {f['sheets_found']:.1%} found",
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}), "
+        f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
         f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
         f"  water per cell      {f['water_accuracy']:.2%}",
         f"  tree dot            {f['tree_dot_accuracy']:.2%}",
         f"  exact total         {f['exact_total']:.1%} of sheets (the cells' first choices alone: "
         f"{f['exact_total_cells_only']:.1%})",
+        "  by drawing: " + ", ".join(f"{name} {share:.1%} of {seen}" for name, (share, seen) in f["by_archetype"].items()),
         f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
         f"ratio {f['read_to_decode_ratio']:.2f}; peak memory {f['peak_memory_mb']} MB",
     ]))
@@ -87,6 +94,7 @@ def bench_audit_command(
     mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0,
                                        help="Chance a player's written numbers hold a mistake (more gives more "
                                             "sheets to flag)."),
+    held_out_styles: HeldOutStyles = False,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Audit N fresh synthetic photos against their truth: turn-box symbols, marks and written
@@ -97,7 +105,8 @@ def bench_audit_command(
     from sheetscan.lab import bench
 
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
-        f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1))
+        f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
+                              held_out_styles=held_out_styles)
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
@@ -117,6 +126,7 @@ def bench_table_command(
     jobs: JobsOption = None,
     repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
                                "the fastest counts (each round's own ratio is shown too)."),
+    held_out_styles: HeldOutStyles = False,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
@@ -130,7 +140,7 @@ def bench_table_command(
 
     jobs = jobs or default_jobs()
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
-    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat,
+    f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",

@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, TurnKind, ponds
-from sheetscan.synthetic.glyphs import GLYPHS, Stroke
+from sheetscan.synthetic.archetypes import ARCHETYPES, TREE_MARKS, choices
+from sheetscan.synthetic.glyphs import Stroke, hatch_mask
 from sheetscan.design.layout import Layout
 from sheetscan.synthetic.pen import HandStyle, apply_ink, hand_strokes, ink_strokes, ink_text
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration
@@ -21,9 +22,8 @@ POND_INSET = (0.1, 0.18)
 POND_GAP_CHANCE = 0.25  # chance an outline is left with a small gap
 POND_FILLS = ("plain", "hatched", "wavy")
 POND_FILL_WEIGHTS = (0.6, 0.2, 0.2)
-TREE_DOT_RADIUS = (0.04, 0.07)  # in cell widths
-TREE_DOT_X = (0.62, 0.92)  # the dot goes in the cell's top-right area (shares of the cell),
-TREE_DOT_Y = (0.08, 0.4)  # at one of the spots with the least ink around it
+TREE_MARK_SIZE = (0.08, 0.2)  # the Spring/Summer mark's side, in cell widths (a player's own)
+TREE_MARK_SPOTS = 7  # candidate places across the cell, each way; the mark goes where ink is least
 ERASED_CHANCE = 0.3  # chance a sheet carries an erased, smudged glyph in an empty cell
 CROSSED_OUT_CHANCE = 0.2  # chance a written score was crossed out and rewritten beside
 ERASED_STRENGTH = (0.12, 0.3)
@@ -33,6 +33,30 @@ CROSS = [np.array([[0.15, 0.15], [0.85, 0.85]]), np.array([[0.85, 0.15], [0.15, 
 CHECK = [np.array([[0.15, 0.55], [0.4, 0.82], [0.88, 0.15]])]
 SCRIBBLE = [np.array([[0.2 + 0.6 * (i % 2), 0.2 + 0.6 * i / 7] for i in range(8)])]
 MARKS = {"cross": CROSS, "check": CHECK, "scribble": SCRIBBLE}
+
+
+@dataclass(frozen=True)
+class Drawings:
+    """How one player draws: an archetype for each decoration and for the Spring/Summer mark,
+    drawn once in the player's own version (the same all over the sheet)."""
+
+    names: dict[str, str]  # category (and "tree_mark") -> archetype name
+    strokes: dict[Decoration, list[Stroke]]
+    tree_mark: list[Stroke]
+    tree_mark_size: float  # in cell widths
+
+
+def player_drawings(rng: np.random.Generator, held_out: bool = False) -> Drawings:
+    """A player's drawings: each from the archetypes held out of training, or from the others."""
+    names, strokes = {}, {}
+    for decoration, archetypes in ARCHETYPES.items():
+        options = choices(archetypes, held_out)
+        archetype = options[rng.integers(len(options))]
+        names[decoration.category], strokes[decoration] = archetype.name, archetype.draw(rng)
+    marks = choices(TREE_MARKS, held_out)
+    mark = marks[rng.integers(len(marks))]
+    names["tree_mark"] = mark.name
+    return Drawings(names, strokes, mark.draw(rng), float(rng.uniform(*TREE_MARK_SIZE)))
 
 
 @dataclass(frozen=True)
@@ -71,30 +95,12 @@ def _pond_strokes(pond: frozenset[Cell], rng: np.random.Generator, fill: str) ->
             points = np.roll(points[:-1], -start, axis=0)[rng.integers(1, 3) :]
         strokes.append(points)
     if fill == "hatched":
-        strokes += _hatching(inner, rng)
+        strokes += hatch_mask(inner, POND_GRID_PX, rng.uniform(0.2, 0.35), 45)
     elif fill == "wavy":
         for r, c in pond:
             t = np.linspace(0, 1, 12)
             y = r + rng.uniform(0.35, 0.65) + 0.05 * np.sin(t * 4 * np.pi)
             strokes.append(np.stack([c + 0.3 + 0.4 * t, y], axis=1))
-    return strokes
-
-
-def _hatching(inner: np.ndarray, rng: np.random.Generator) -> list[Stroke]:
-    """Diagonal hatching lines clipped to the pond's inner area, in garden units."""
-    size = inner.shape[0]
-    spacing = rng.uniform(0.2, 0.35)
-    strokes = []
-    t = np.linspace(0, GRID_SIZE, GRID_SIZE * 20)
-    for offset in np.arange(-GRID_SIZE, GRID_SIZE, spacing):
-        xs, ys = t, t + offset
-        px = np.clip((xs * POND_GRID_PX).astype(int), 0, size - 1)
-        py = np.clip((ys * POND_GRID_PX).astype(int), 0, size - 1)
-        inside = (ys >= 0) & (ys < GRID_SIZE) & (inner[py, px] > 0)
-        edges = np.flatnonzero(np.diff(np.concatenate([[0], inside.astype(int), [0]])))
-        for start, end in zip(edges[::2], edges[1::2], strict=True):
-            if end - start > 2:
-                strokes.append(np.stack([xs[start:end], ys[start:end]], axis=1))
     return strokes
 
 
@@ -104,19 +110,20 @@ def draw_game(
     layout: Layout,
     dpi: float,
     style: HandStyle,
+    drawings: Drawings,
     rng: np.random.Generator,
     crossed_out_chance: float = CROSSED_OUT_CHANCE,
 ) -> Drawn:
-    """Draw ``record`` onto a copy of the blank sheet ``blank`` (rendered at ``dpi``); a written
-    number is struck out and rewritten with ``crossed_out_chance``."""
+    """Draw ``record`` onto a copy of the blank sheet ``blank`` (rendered at ``dpi``) with the
+    player's ``drawings``; a written number is struck out and rewritten with ``crossed_out_chance``."""
     coverage = np.zeros(blank.shape[:2], np.float32)
     width = mm_to_px(style.width_mm, dpi)
     garden = record.garden
     for cell, decoration in garden.decorated_cells():
         box = _box(layout, f"cell_{cell[0]}_{cell[1]}", dpi)
-        ink_strokes(coverage, hand_strokes(GLYPHS[decoration], rng, style.neatness), box, width)
+        ink_strokes(coverage, hand_strokes(drawings.strokes[decoration], rng, style.neatness), box, width)
         if cell in garden.tree_late:
-            _tree_dot(coverage, box, rng)
+            _tree_mark(coverage, box, drawings, rng, width)
     garden_box = _box(layout, "garden", dpi)
     for pond in ponds(garden):
         fill = str(rng.choice(POND_FILLS, p=POND_FILL_WEIGHTS))
@@ -147,25 +154,26 @@ def draw_game(
     if rng.random() < ERASED_CHANCE:
         empty = [cell for cell in ALL_CELLS if garden.decoration(cell) is None]
         if empty:
-            distractors.append(_erased(coverage, empty[rng.integers(len(empty))], layout, dpi, rng, width))
+            distractors.append(_erased(coverage, empty[rng.integers(len(empty))], drawings, layout, dpi, rng, width))
     image = apply_ink(blank, coverage, style, rng)
     return Drawn(image, name, mark, tuple(distractors))
 
 
-def _tree_dot(coverage: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
-    """A filled dot beside the tree: where the cell's top-right area has the least ink."""
+def _tree_mark(coverage: np.ndarray, box: tuple[int, int, int, int], drawings: Drawings, rng: np.random.Generator,
+               width: float) -> None:
+    """The player's Spring/Summer mark beside the tree: anywhere in the cell, where ink is least."""
     x, y, w, h = box
-    radius = rng.uniform(*TREE_DOT_RADIUS) * w
-    spots = [(x + w * fx, y + h * fy) for fx in np.linspace(*TREE_DOT_X, 5) for fy in np.linspace(*TREE_DOT_Y, 5)]
-    reach = int(2 * radius)
+    side = drawings.tree_mark_size * w
+    spots = [(x + fx * (w - side), y + fy * (h - side)) for fx in np.linspace(0.05, 0.95, TREE_MARK_SPOTS)
+             for fy in np.linspace(0.05, 0.95, TREE_MARK_SPOTS)]
 
-    def ink_near(spot: tuple[float, float]) -> float:
-        cx, cy = int(spot[0]), int(spot[1])
-        return float(coverage[max(cy - reach, 0) : cy + reach, max(cx - reach, 0) : cx + reach].sum())
+    def ink_under(spot: tuple[float, float]) -> float:
+        left, top = int(spot[0]), int(spot[1])
+        return float(coverage[top : top + int(side) + 1, left : left + int(side) + 1].sum())
 
-    clearest = sorted(spots, key=ink_near)[: len(spots) // 5]
-    center = clearest[rng.integers(len(clearest))]
-    cv2.circle(coverage, tuple(round(v * 16) for v in center), round(radius * 16), 1.0, -1, cv2.LINE_AA, 4)
+    clearest = sorted(spots, key=ink_under)[: len(spots) // 6]
+    left, top = clearest[rng.integers(len(clearest))]
+    ink_strokes(coverage, hand_strokes(drawings.tree_mark, rng, "neat"), (left, top, side, side), width)
 
 
 def _turn_boxes(coverage, record: SheetRecord, layout: Layout, dpi: float, style: HandStyle,
@@ -196,12 +204,13 @@ def _crossed_out(coverage, value: int, box, style: HandStyle, rng: np.random.Gen
     return {"kind": "crossed_out", "box": f"score_{category}", "wrong": wrong}
 
 
-def _erased(coverage, cell: Cell, layout: Layout, dpi: float, rng: np.random.Generator, width: float) -> dict:
-    """A faint, smudged glyph left by an eraser in an empty cell."""
+def _erased(coverage, cell: Cell, drawings: Drawings, layout: Layout, dpi: float, rng: np.random.Generator,
+            width: float) -> dict:
+    """A faint, smudged drawing of the player's left by an eraser in an empty cell."""
     decoration = list(Decoration)[rng.integers(len(Decoration))]
     x, y, w, h = _box(layout, f"cell_{cell[0]}_{cell[1]}", dpi)
     layer = np.zeros((h, w), np.float32)
-    ink_strokes(layer, hand_strokes(GLYPHS[decoration], rng, "normal"), (0, 0, w, h), width,
+    ink_strokes(layer, hand_strokes(drawings.strokes[decoration], rng, "normal"), (0, 0, w, h), width,
                 strength=float(rng.uniform(*ERASED_STRENGTH)))
     layer = cv2.GaussianBlur(layer, (0, 0), width * 1.5)
     np.maximum(coverage[y : y + h, x : x + w], layer, out=coverage[y : y + h, x : x + w])

@@ -17,7 +17,7 @@ import numpy as np
 from sheetscan.synthetic.camera import LEVELS, photo_size, photograph
 from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
 from sheetscan.game.garden import SheetRecord, Turn, TurnKind
-from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game
+from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game, player_drawings
 from sheetscan.design.layout import MM_PER_INCH, load_layout
 from sheetscan.synthetic.pen import random_style
 from sheetscan.game.rules import MAX_PRUNINGS
@@ -84,10 +84,11 @@ def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetReco
 
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
-                scramble: bool = False) -> SynthPhoto:
+                scramble: bool = False, held_out_styles: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
+    ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
@@ -96,23 +97,29 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     size = photo_size(rng, level, portrait, megapixels)
     dpi = sheet_dpi(size, sheets_per_photo)
     layout = load_layout()
-    scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])  # leaves rng's stream alone
-    drawn, games, records, styles = [], [], [], []
+    # Each concern draws from its own stream, so that a new way to draw moves neither the games
+    # nor the camera (nor a scrambled record the games).
+    scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])
+    hands = np.random.default_rng([seed, index, sheets_per_photo, 2])
+    camera = np.random.default_rng([seed, index, sheets_per_photo, 3])
+    drawn, games, records, styles, drawings = [], [], [], [], []
     for _ in range(sheets_per_photo):
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
         record = scrambled_record(game.record, scrambler) if scramble else game.record
         style = random_style(rng)
-        drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, rng,
+        hand = player_drawings(hands, held_out_styles)
+        drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, hand, hands,
                                crossed_out_chance=SCRAMBLED_CROSSED_OUT if scramble else CROSSED_OUT_CHANCE))
         games.append(game)
         records.append(record)
         styles.append(style)
-    photo = photograph([d.image for d in drawn], level, size, rng)
+        drawings.append(hand)
+    photo = photograph([d.image for d in drawn], level, size, camera)
     encoded, buffer = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, photo.jpeg_quality])
     if not encoded:
         raise RuntimeError("OpenCV could not encode the photo as JPEG")
     sheets = []
-    for game, record, style, sheet, corners in zip(games, records, styles, drawn, photo.corners, strict=True):
+    for game, record, style, hand, sheet, corners in zip(games, records, styles, drawings, drawn, photo.corners, strict=True):
         sheets.append({
             "garden": garden_to_dict(record.garden),
             "score": game.breakdown,
@@ -122,6 +129,7 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
             "written": dict(record.written),
             "corners": np.round(corners, 2).tolist(),
             "style": style.to_dict(),
+            "drawings": hand.names,
             "name": sheet.name,
             "mark": sheet.mark,
             "distractors": list(sheet.distractors),
@@ -147,9 +155,9 @@ def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> lis
 
 
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
-                megapixels: float | None = None) -> Path:
+                megapixels: float | None = None, held_out_styles: bool = False) -> Path:
     """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path."""
-    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels)
+    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles)
     image_path = out / photo.truth["image"]
     image_path.write_bytes(photo.jpeg)
     (out / f"{index:04d}.json").write_text(json.dumps(photo.truth, indent=1))

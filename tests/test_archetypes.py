@@ -1,0 +1,61 @@
+"""The hands of the synthetic bench: many archetypes per decoration, a held-out split that holds."""
+
+import numpy as np
+import pytest
+
+from sheetscan.game.rules import Decoration
+from sheetscan.synthetic.archetypes import ARCHETYPES, HELD_OUT, TREE_MARKS, choices
+from sheetscan.synthetic.glyphs import ellipse, fill
+from sheetscan.synthetic.glyphs import hatch_mask
+from sheetscan.synthetic.handdraw import player_drawings
+from sheetscan.synthetic.synth import synth_photo
+
+EVERY = [archetype for archetypes in (*ARCHETYPES.values(), TREE_MARKS) for archetype in archetypes]
+
+
+def test_each_decoration_has_at_least_eight_ways_and_every_name_is_unique():
+    assert set(ARCHETYPES) == set(Decoration)
+    assert all(len(archetypes) >= 8 for archetypes in ARCHETYPES.values()) and len(TREE_MARKS) >= 8
+    assert len({archetype.name for archetype in EVERY}) == len(EVERY)
+
+
+@pytest.mark.parametrize("archetype", EVERY, ids=lambda a: a.name)
+def test_every_archetype_draws_strokes_in_its_box(archetype):
+    for seed in range(3):
+        strokes = archetype.draw(np.random.default_rng(seed))
+        assert strokes and all(s.ndim == 2 and s.shape[1] == 2 and len(s) >= 2 for s in strokes)
+        points = np.concatenate(strokes)
+        assert points.min() >= -0.05 and points.max() <= 1.05
+
+
+def test_the_held_out_split_leaves_each_thing_ways_on_both_sides():
+    assert HELD_OUT <= {archetype.name for archetype in EVERY}
+    for archetypes in (*ARCHETYPES.values(), TREE_MARKS):
+        assert len(choices(archetypes, held_out=True)) >= 2 and len(choices(archetypes, held_out=False)) >= 6
+
+
+@pytest.mark.parametrize("held_out", [False, True])
+def test_a_player_draws_from_one_side_of_the_split_only(held_out):
+    for seed in range(20):
+        names = player_drawings(np.random.default_rng(seed), held_out).names
+        assert set(names) == {d.category for d in Decoration} | {"tree_mark"}
+        assert all((name in HELD_OUT) == held_out for name in names.values())
+
+
+def test_held_out_styles_reach_the_photo_and_its_truth():
+    photo = synth_photo(0, 3, "scan", megapixels=2, held_out_styles=True)
+    plain = synth_photo(0, 3, "scan", megapixels=2)
+    assert all(set(sheet["drawings"].values()) <= HELD_OUT for sheet in photo.truth["sheets"])
+    assert not any(set(sheet["drawings"].values()) & HELD_OUT for sheet in plain.truth["sheets"])
+    assert photo.jpeg != plain.jpeg
+
+
+def test_hatching_fills_a_shape_at_its_spacing_and_nowhere_else():
+    mask = np.zeros((100, 100), np.uint8)
+    mask[20:60, 30:70] = 1  # a 0.4 x 0.4 square of the unit box
+    strokes = hatch_mask(mask, 100, 0.05, 0)
+    assert len(strokes) == pytest.approx(0.4 / 0.05, abs=1)
+    points = np.concatenate(strokes)
+    assert points[:, 0].min() >= 0.29 and points[:, 0].max() <= 0.7 and points[:, 1].min() >= 0.19 and points[:, 1].max() <= 0.6
+    dot = fill(ellipse(0.5, 0.5, 0.3, 0.3), 0.02, 30)
+    assert np.hypot(*(np.concatenate(dot) - 0.5).T).max() <= 0.31
