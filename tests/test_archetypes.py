@@ -59,3 +59,24 @@ def test_hatching_fills_a_shape_at_its_spacing_and_nowhere_else():
     assert points[:, 0].min() >= 0.29 and points[:, 0].max() <= 0.7 and points[:, 1].min() >= 0.19 and points[:, 1].max() <= 0.6
     dot = fill(ellipse(0.5, 0.5, 0.3, 0.3), 0.02, 30)
     assert np.hypot(*(np.concatenate(dot) - 0.5).T).max() <= 0.31
+
+
+def test_real_digits_come_in_tens_of_writers_with_a_held_out_part():
+    from sheetscan.synthetic.digits import HELD_OUT_FROM, digit_images, digits_mask, pick_writer
+
+    images = digit_images()
+    assert images.shape == (10, 500, 20, 20) and 0 <= images.min() and images.max() <= 1
+    rng = np.random.default_rng(0)
+    assert all(i < HELD_OUT_FROM for i in pick_writer(rng)) and all(i >= HELD_OUT_FROM for i in pick_writer(rng, True))
+    writer = pick_writer(rng)
+    one, minus_twelve = digits_mask("1", writer), digits_mask("-12", writer)
+    assert minus_twelve.shape[1] > one.shape[1] + 10 and minus_twelve.max() > 0.9
+
+
+def test_held_out_styles_write_with_held_out_writers_only():
+    from sheetscan.synthetic.digits import HELD_OUT_FROM
+
+    held = [s["style"]["digits"] for i in range(3) for s in synth_photo(i, 6, "scan", megapixels=2, held_out_styles=True).truth["sheets"]]
+    plain = [s["style"]["digits"] for i in range(6) for s in synth_photo(i, 6, "scan", megapixels=2).truth["sheets"]]
+    assert all(isinstance(d, list) and min(d) >= HELD_OUT_FROM for d in held)
+    assert all(d == "font" or max(d) < HELD_OUT_FROM for d in plain) and "font" in plain

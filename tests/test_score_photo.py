@@ -24,6 +24,7 @@ def test_bundled_samples_read_to_their_true_garden_and_score(runner, level):
     assert sheet["score"] == expected["score"]
     assert list(sheet["score"]) == list(CATEGORIES)
     assert np.array(sheet["cell_confidence"]).shape == (6, 6)
+    assert sheet["verdict"] in ("sure", "check") and (sheet["verdict"] == "sure") == (sheet["check"] == [])
 
 
 def test_table_sample_gives_every_sheet_in_reading_order(runner):

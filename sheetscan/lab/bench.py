@@ -144,7 +144,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
-              "water": 0, "trees": 0, "dots": 0}
+              "water": 0, "trees": 0, "dots": 0, "sure": 0, "sure_exact": 0}
     by_pen: dict[str, list[int]] = {}
     by_archetype: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
@@ -156,8 +156,11 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             totals["sheets"] += len(photo.truth["sheets"])
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
-                totals["exact_total"] += sheet.score.breakdown["total"] == truth["score"]["total"]
+                exact = sheet.score.breakdown["total"] == truth["score"]["total"]
+                totals["exact_total"] += exact
                 totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
+                totals["sure"] += sheet.verdict.sure
+                totals["sure_exact"] += sheet.verdict.sure and exact
                 tally = _cell_tallies(truth, sheet)
                 for key, value in tally.items():
                     totals[key] += value
@@ -177,6 +180,10 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "tree_dot_accuracy": totals["dots"] / max(totals["trees"], 1),
         "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "exact_total_cells_only": totals["exact_total_cells_only"] / max(totals["found"], 1),
+        # the verdict: sheets marked sure, and the exact totals among them
+        "sheets_sure": totals["sure"] / max(totals["found"], 1),
+        "exact_total_when_sure": totals["sure_exact"] / max(totals["sure"], 1),
+        "wrong_totals_marked_sure": totals["sure"] - totals["sure_exact"],
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
         # each drawing archetype's cells read right (a mark's: its trees' Spring/Summer reading), and how many
         "by_archetype": {name: [round(right / seen, 4), seen] for name, (right, seen) in sorted(by_archetype.items())},

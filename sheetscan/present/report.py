@@ -78,6 +78,8 @@ def sheet_to_dict(sheet) -> dict:
         "review": [{"cell": list(cell), "confidence": round(conf, 3), "why": why}
                    for cell, conf, why in reading.review()],
         "decoder_changes": list(sheet.decoded.changes),
+        "verdict": sheet.verdict.label,
+        "check": [doubt.to_dict() for doubt in sheet.verdict.doubts],
         "corners": np.round(sheet.corners, 1).tolist(),
         "alignment_error_px": round(sheet.location.alignment_error_px, 2),
     }
@@ -103,11 +105,12 @@ def _sheet_lines(sheet, audit: bool) -> list[str]:
                   f"  bonsai   {record.bonsai_pruned} leaf/leaves marked;  pond icons marked: "
                   + (", ".join(str(i + 1) for i, m in enumerate(record.ponds_marked) if m) or "none"),
                   "  findings:", findings_text(list(sheet.decoded.findings))]
-    doubts = sheet.reading.review()
-    if doubts:
-        lines.append("  check these cells (least sure first):")
-        lines += [f"    ({r + 1},{c + 1}) {conf:.0%}: {why}" for (r, c), conf, why in doubts]
     lines += [f"  decoder: {change}" for change in sheet.decoded.changes]
+    if sheet.verdict.sure:
+        lines.append("  verdict: sure")
+    else:
+        lines.append("  verdict: check these (least sure first):")
+        lines += [f"    {doubt.what} {doubt.confidence:.0%}: read as {doubt.reading}" for doubt in sheet.verdict.doubts]
     return lines
 
 

@@ -20,6 +20,7 @@ from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
 from sheetscan.reading.pictures import draw_cells, draw_markers, draw_water
 from sheetscan.reading.photo import Photo, load_photo
 from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
+from sheetscan.reading.verdict import Verdict, sheet_verdict
 from sheetscan.reading.rectify import crop, rectify
 from sheetscan.game.rules import RuleSet
 from sheetscan.game.score import Score
@@ -58,6 +59,7 @@ class SheetResult:
     reading: GardenReading  # the cell networks' view, before the decoder
     boxes: BoxReading
     decoded: DecodedSheet  # the record that best fits the readings and the rules, its score and findings
+    verdict: Verdict  # sure, or the readings to check
 
     @property
     def garden(self):
@@ -116,7 +118,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
-                       boxes, decoded)
+                       boxes, decoded, sheet_verdict(reading, boxes, decoded.record))
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from sheetscan.synthetic.digits import digits_mask
 from sheetscan.synthetic.glyphs import Stroke
 
 # Handwriting faces from Debian's font packages (.ci/setup installs them). The reader's
@@ -74,6 +75,8 @@ class HandStyle:
     color: tuple[int, int, int]
     opacity: float
     width_mm: float
+    # Numbers in real handwriting: one sample of each digit (digits.py); None writes them in the font
+    writer: tuple[int, ...] | None = None
 
     @property
     def name(self) -> str:
@@ -81,7 +84,8 @@ class HandStyle:
 
     def to_dict(self) -> dict:
         return {"pen": self.pen, "neatness": self.neatness, "font": Path(self.font).stem,
-                "opacity": round(self.opacity, 3), "width_mm": round(self.width_mm, 3)}
+                "opacity": round(self.opacity, 3), "width_mm": round(self.width_mm, 3),
+                "digits": "font" if self.writer is None else list(self.writer)}
 
 
 def random_style(rng: np.random.Generator, fonts: tuple[str, ...] | None = None) -> HandStyle:
@@ -178,7 +182,8 @@ def ink_text(coverage: np.ndarray, text: str, style: HandStyle, box: tuple[float
              rng: np.random.Generator, *, height_frac: tuple[float, float] = (0.6, 0.85)) -> None:
     """Write ``text`` by hand into ``box`` = (x, y, w, h) pixels of ``coverage``."""
     x, y, w, h = box
-    mask = text_mask(text, style.font, style.width_mm)
+    number = text.lstrip("-").isdigit()
+    mask = digits_mask(text, style.writer) if number and style.writer else text_mask(text, style.font, style.width_mm)
     spec = NEATNESS[style.neatness]
     angle = rng.uniform(-spec["rotation"], spec["rotation"]) * 0.5
     target_h = h * rng.uniform(*height_frac)

@@ -7,7 +7,7 @@ alone, byte for byte.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from sheetscan.synthetic.camera import LEVELS, photo_size, photograph
+from sheetscan.synthetic.digits import pick_writer
 from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
 from sheetscan.game.garden import SheetRecord, Turn, TurnKind
 from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game, player_drawings
@@ -28,6 +29,7 @@ DPI_CHOICES = (100, 150, 200, 250, 300)  # sheets are drawn at the nearest dpi a
 TYPICAL_FILL = 0.85  # share of the photo's long side a sheet spans at most, about
 PORTRAIT_CHANCE = 0.7  # of single-sheet photos
 MISTAKE_RATE = 0.1  # chance a player's written scores hold a mistake
+REAL_DIGITS_CHANCE = 0.5  # chance a player writes numbers in real handwriting (digits.py), not a font
 # Scrambled sheets (training data for the box reader) fill their boxes at random, not by the
 # game: every digit, turn kind and written number is then common, and strike-outs frequent.
 SCRAMBLED_TURN_KINDS = {TurnKind.DRAW: 0.55, TurnKind.PRUNE: 0.3, TurnKind.SKIP: 0.15}
@@ -102,11 +104,14 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])
     hands = np.random.default_rng([seed, index, sheets_per_photo, 2])
     camera = np.random.default_rng([seed, index, sheets_per_photo, 3])
+    writers = np.random.default_rng([seed, index, sheets_per_photo, 4])
     drawn, games, records, styles, drawings = [], [], [], [], []
     for _ in range(sheets_per_photo):
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
         record = scrambled_record(game.record, scrambler) if scramble else game.record
         style = random_style(rng)
+        if held_out_styles or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
+            style = replace(style, writer=pick_writer(writers, held_out_styles))
         hand = player_drawings(hands, held_out_styles)
         drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, hand, hands,
                                crossed_out_chance=SCRAMBLED_CROSSED_OUT if scramble else CROSSED_OUT_CHANCE))

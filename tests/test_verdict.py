@@ -1,0 +1,53 @@
+"""The verdict: a sheet read with confidence is sure; any reading in doubt is named, least sure first."""
+
+from dataclasses import replace
+
+from readings import box_reading, garden_reading
+
+from sheetscan.game.garden import SheetRecord
+from sheetscan.game.simulate import play_game
+from sheetscan.reading.boxes import Candidate
+from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.verdict import sheet_verdict
+
+
+def honest_game(seed: int) -> SheetRecord:
+    return play_game(seed, mistake_rate=0.0).record
+
+
+def test_a_confidently_read_sheet_is_sure():
+    record = honest_game(1)
+    verdict = sheet_verdict(garden_reading(record), box_reading(record), record)
+    assert verdict.sure and verdict.label == "sure" and verdict.doubts == ()
+
+
+def test_doubtful_readings_are_named_least_sure_first():
+    record = honest_game(2)
+    cell, decoration = next(iter(record.garden.decorated_cells()))
+    other = "moss" if decoration.category != "moss" else "rock"
+    reading = garden_reading(record, {cell: {decoration.category if cell not in record.garden.tree_late else "tree_late": 0.7,
+                                             other: 0.3}})
+    boxes = box_reading(record, {"total": [(record.written["total"], 0.55), (record.written["total"] + 1, 0.45)]})
+    verdict = sheet_verdict(reading, boxes, record)
+    assert verdict.label == "check"
+    assert [d.what for d in verdict.doubts] == ["written total", f"cell ({cell[0] + 1},{cell[1] + 1})"]
+    assert [round(d.confidence, 2) for d in verdict.doubts] == [0.55, 0.7]
+    assert verdict.doubts[0].reading == str(record.written["total"])
+
+
+def test_a_value_the_decoder_kept_against_the_networks_is_in_doubt():
+    record = honest_game(3)
+    boxes = box_reading(record)
+    boxes = replace(boxes, turns=((Candidate("something else", 0.999),), *boxes.turns[1:]))
+    verdict = sheet_verdict(garden_reading(record), boxes, record)
+    assert [(d.what, d.confidence) for d in verdict.doubts] == [("turn 1", 0.0)]
+
+
+def test_the_decoders_correction_of_a_misread_cell_is_left_to_check():
+    record = honest_game(4)
+    cell, decoration = next((c, d) for c, d in record.garden.decorated_cells() if c not in record.garden.tree_late)
+    misread = "rock" if decoration.category != "rock" else "moss"
+    reading = garden_reading(record, {cell: {misread: 0.6, decoration.category: 0.4}})
+    decoded = decode_sheet(reading, box_reading(record))
+    verdict = sheet_verdict(reading, box_reading(record), decoded.record)
+    assert not verdict.sure and verdict.doubts[0].what == f"cell ({cell[0] + 1},{cell[1] + 1})"
