@@ -230,7 +230,8 @@ def table_command(
         typer.echo(f"sheetscan: {len(given)} names for {len(sheets)} sheets: the last ones are unused", err=True)
     labels = table.name_players([(Path(photo).name, number) for photo, number, _ in sheets], given)
     players = [table.Player(label, photo, number, sheet.score.breakdown, sheet.decoded.record.bonsai_pruned,
-                            sheet.decoded.findings) for label, (photo, number, sheet) in zip(labels, sheets, strict=True)]
+                            sheet.decoded.findings, sheet.verdict.label)
+               for label, (photo, number, sheet) in zip(labels, sheets, strict=True)]
     standings = table.rank(players)
     if csv_file:
         try:

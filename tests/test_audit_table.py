@@ -3,6 +3,7 @@
 import csv
 import itertools
 import json
+from dataclasses import replace
 import multiprocessing
 import os
 import queue
@@ -18,7 +19,7 @@ from conftest import SAMPLES, truth
 from cli import app
 from sheetscan.game.audit import Finding
 from sheetscan.game.rules import CATEGORIES
-from sheetscan.game.table import Player, rank, table_to_dict
+from sheetscan.game.table import Player, rank, table_text, table_to_dict
 
 RECORD_MEMBERS = ("turns", "bonsai_pruned", "ponds_marked", "written")
 
@@ -78,6 +79,8 @@ def test_table_ranks_named_players_and_writes_csv(runner, tmp_path):
     assert table["winners"] == [table["standings"][0]["player"]]
     rows = list(csv.DictReader(out.open()))
     assert [row["player"] for row in rows] == [s["player"] for s in table["standings"]]
+    assert [row["verdict"] for row in rows] == [s["verdict"] for s in table["standings"]]
+    assert all(s["verdict"] in ("sure", "check") for s in table["standings"])
 
 
 def test_table_of_a_folder_with_jobs_keeps_going_past_a_bad_photo(runner, tmp_path):
@@ -107,6 +110,12 @@ def test_output_places_that_cannot_be_written_are_refused_in_one_line(runner, tm
 def _player(name: str, total: int, pruned: int) -> Player:
     return Player(name, "p.jpg", 1, {**dict.fromkeys(CATEGORIES, 0), "total": total}, pruned,
                   (Finding("written_differs", "x"),))
+
+
+def test_each_players_reading_verdict_is_shown():
+    standings = rank([_player("a", 30, 2), replace(_player("b", 20, 0), verdict="check")])
+    assert [s["verdict"] for s in table_to_dict(standings)["standings"]] == ["sure", "check"]
+    assert [line.split()[12] for line in table_text(standings).splitlines()[1:3]] == ["sure", "check"]
 
 
 def test_ranking_breaks_ties_by_unpruned_leaves_then_shares():

@@ -25,6 +25,7 @@ class Player:
     breakdown: Mapping[str, int]
     bonsai_pruned: int
     findings: tuple[Finding, ...]
+    verdict: str = "sure"  # the reading's verdict: "sure", or "check" (see reading.verdict)
 
     @property
     def total(self) -> int:
@@ -82,7 +83,7 @@ def standing_to_dict(standing: Standing) -> dict:
             "sheet": player.sheet, "total": player.total, "leaves_left": player.leaves_left,
             "score": {c: player.breakdown[c] for c in CATEGORIES},
             "findings_summary": findings_summary(player.findings),
-            "findings": [f.to_dict() for f in player.findings]}
+            "findings": [f.to_dict() for f in player.findings], "verdict": player.verdict}
 
 
 def table_to_dict(standings: list[Standing]) -> dict:
@@ -92,15 +93,16 @@ def table_to_dict(standings: list[Standing]) -> dict:
 
 
 def table_text(standings: list[Standing]) -> str:
-    """The table for people: place, player, total, tie-break, breakdown, findings."""
+    """The table for people: place, player, total, tie-break, breakdown, the reading's verdict, findings."""
     short = [c[:6] for c in CATEGORIES[:-1]]
-    header = f"{'place':<6}{'player':<24}{'total':>6}{'leaves':>7}  " + " ".join(f"{c:>6}" for c in short) + "  findings"
+    header = (f"{'place':<6}{'player':<24}{'total':>6}{'leaves':>7}  " + " ".join(f"{c:>6}" for c in short)
+              + f"  {'read':<6}findings")
     lines = [header]
     for s in standings:
         p = s.player
         place = f"{s.place}{'=' if s.shared else ''}"
         lines.append(f"{place:<6}{p.name[:23]:<24}{p.total:>6}{p.leaves_left:>7}  "
-                     + " ".join(f"{p.breakdown[c]:>6}" for c in CATEGORIES[:-1]) + f"  {findings_summary(p.findings)}")
+                     + " ".join(f"{p.breakdown[c]:>6}" for c in CATEGORIES[:-1]) + f"  {p.verdict:<6}{findings_summary(p.findings)}")
     first = [p.name for p in winners(standings)]
     if len(standings) == 1:
         lines.append(f"solo rank: {solo_rank(standings[0].player.total)}")
@@ -115,9 +117,9 @@ def table_csv(standings: list[Standing]) -> str:
     """One row per sheet: place, player, photo, sheet, the breakdown, leaves left, findings."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["place", "shared", "player", "photo", "sheet", *CATEGORIES, "leaves_left", "findings"])
+    writer.writerow(["place", "shared", "player", "photo", "sheet", *CATEGORIES, "leaves_left", "findings", "verdict"])
     for s in standings:
         p = s.player
         writer.writerow([s.place, s.shared, p.name, p.photo, p.sheet, *(p.breakdown[c] for c in CATEGORIES),
-                         p.leaves_left, findings_summary(p.findings)])
+                         p.leaves_left, findings_summary(p.findings), p.verdict])
     return out.getvalue()
