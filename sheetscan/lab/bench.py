@@ -138,9 +138,10 @@ def _archetype_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -
 
 
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
-               held_out_styles: bool = False) -> dict:
+               held_out_styles: bool = False, sheet_learning: bool = True) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
-    ``held_out_styles`` draws the sheets with the archetypes held out of training alone."""
+    ``held_out_styles`` draws the sheets with the archetypes held out of training alone;
+    without ``sheet_learning`` the decoder reads no cells drawn alike together."""
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -152,7 +153,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
-            result = read_photo(path)
+            result = read_photo(path, sheet_learning=sheet_learning)
             totals["sheets"] += len(photo.truth["sheets"])
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
@@ -173,7 +174,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         speed = _read_speed(Path(folder), seed, level)
     cells = max(totals["cells"], 1)
     return {
-        "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles, "sheets": totals["sheets"],
+        "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
+        "sheet_learning": sheet_learning, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
         "water_accuracy": totals["water"] / cells,
@@ -270,7 +272,8 @@ def _audit_tallies(truth: dict, sheet) -> dict:
     return tally
 
 
-def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False) -> dict:
+def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
+                sheet_learning: bool = True) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
     read and the differences flagged with the truth (``held_out_styles``: see bench_read)."""
     from sheetscan.reading.pipeline import read_photo
@@ -281,7 +284,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
-            result = read_photo(path)
+            result = read_photo(path, sheet_learning=sheet_learning)
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 for key, value in _audit_tallies(truth, sheet).items():
                     totals[key] = totals.get(key, 0) + int(value)
@@ -294,6 +297,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     return {
         "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
+        "sheet_learning": sheet_learning,
         "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
         "turn_symbols": share("decoded_symbols_right", "symbols"),

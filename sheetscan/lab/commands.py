@@ -18,6 +18,8 @@ FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures a
 HeldOutStyles = Annotated[bool, typer.Option("--held-out-styles", help="Draw every sheet with the drawing archetypes "
                                                "held out of training alone (synthetic/archetypes.py HELD_OUT): "
                                                "reading drawings the networks never saw.")]
+SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
+                                             help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
 
 
@@ -58,6 +60,7 @@ def bench_read_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
     level: LevelOption = "phone",
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     as_json: FiguresAsJson = False,
 ) -> None:
@@ -70,10 +73,11 @@ def bench_read_command(
 
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
-                             held_out_styles=held_out_styles)
+                             held_out_styles=held_out_styles, sheet_learning=sheet_learning)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}), "
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
+        f"{'' if f['sheet_learning'] else ', without sheet learning'}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
         f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
         f"  water per cell      {f['water_accuracy']:.2%}",
@@ -96,6 +100,7 @@ def bench_audit_command(
     mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0,
                                        help="Chance a player's written numbers hold a mistake (more gives more "
                                             "sheets to flag)."),
+    sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     as_json: FiguresAsJson = False,
 ) -> None:
@@ -108,7 +113,7 @@ def bench_audit_command(
 
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
-                              held_out_styles=held_out_styles)
+                              held_out_styles=held_out_styles, sheet_learning=sheet_learning)
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",

@@ -41,6 +41,10 @@ FINDING_COST = 5.5
 # it. On the validation seeds, against e^-6: false differences 6 -> 3 of 199, exact totals 387
 # -> 391 of 400, flags unchanged (196 of 201).
 MAX_MOVE_COST = 2 * FINDING_COST
+# A group of cells drawn alike (groups.py) may take another kind together: each cell then costs
+# at most this much, since the networks' view of a drawing unlike any they trained on is no
+# evidence against the turn log and the written numbers. Chosen on validation seeds 77 and 78.
+GROUP_CELL_COST = 2.0
 MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
@@ -97,6 +101,33 @@ def _cell_moves(reading: GardenReading) -> list[Move]:
                     record, garden=record.garden.with_cell(cell, water=not is_water)),
                 cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
                 f"water {cell}"))
+    return moves
+
+
+def _group_moves(reading: GardenReading) -> list[Move]:
+    """Each group of cells drawn alike taken as another kind, all together (a tree keeps or
+    loses its Spring/Summer mark as its cell's own reading says)."""
+    probabilities = reading.decoration_probabilities
+    tree, late = DECORATION_CLASSES.index("tree"), DECORATION_CLASSES.index("tree_late")
+    moves = []
+    for index, group in enumerate(reading.groups):
+        for kind in Decoration:
+            if all(reading.garden.decoration(cell) is kind for cell in group):
+                continue
+            classes = {cell: DECORATION_CLASSES.index(kind.category) if kind is not Decoration.TREE else
+                       late if probabilities[cell][late] > probabilities[cell][tree] else tree for cell in group}
+            cost = sum(min(_ratio_cost(probabilities[cell].max(), probabilities[cell][classes[cell]]), GROUP_CELL_COST)
+                       for cell in group)
+
+            def apply(record, classes=classes):
+                garden = record.garden
+                for cell, class_index in classes.items():
+                    decoration, is_late = decoration_of_class(class_index)
+                    garden = garden.with_cell(cell, decoration, late=is_late)
+                return replace(record, garden=garden)
+
+            cells = ", ".join(human_cell(cell) for cell in group)
+            moves.append(Move(apply, cost, f"cells {cells}, drawn alike, taken as {kind.category}", f"group {index}"))
     return moves
 
 
@@ -200,8 +231,9 @@ def _best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...
 
 
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
-                 dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> DecodedSheet:
-    """The record that best fits the readings and the rules (see the module's note)."""
+                 dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES, *, groups: bool = True) -> DecodedSheet:
+    """The record that best fits the readings and the rules (see the module's note); with
+    ``groups``, cells drawn alike may also take another kind together."""
 
     scores = lru_cache(maxsize=None)(partial(score, rules=rules))  # many records share a garden
 
@@ -210,7 +242,7 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
 
     record = best_reading(reading, boxes)
     findings = findings_of(record)
-    moves = _cell_moves(reading) + _box_moves(boxes)
+    moves = _cell_moves(reading) + _box_moves(boxes) + (_group_moves(reading) if groups else [])
     changes = list(reading.decoder_changes)
     for _ in range(MAX_ROUNDS):
         cost = sheet_cost(findings)

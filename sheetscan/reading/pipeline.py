@@ -105,7 +105,7 @@ def _finer_if_small(path: str | Path, photo: Photo, located: Located) -> tuple[P
 
 
 def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
-               debug: Debug, number: int, keep_image: bool = True) -> SheetResult:
+               debug: Debug, number: int, keep_image: bool = True, sheet_learning: bool = True) -> SheetResult:
     canonical = rectify(gray, location, layout)
     debug.save(f"sheet{number}-1-rectified", lambda: canonical)
     paper = np.median(crop(canonical, layout.region("garden")))
@@ -113,7 +113,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout)
     boxes = read_boxes(canonical, layout, box_models_for(location.px_per_mm))
-    decoded = decode_sheet(reading, boxes, rules)
+    decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)
     garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
@@ -122,9 +122,10 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,
-               keep_images: bool = True) -> PhotoResult:
+               keep_images: bool = True, sheet_learning: bool = True) -> PhotoResult:
     """Read and score every sheet of one photo; errors are returned in the result, not raised.
-    Without ``keep_images`` the sheets' rectified images are dropped (1.5 MB a sheet)."""
+    Without ``keep_images`` the sheets' rectified images are dropped (1.5 MB a sheet); without
+    ``sheet_learning`` the decoder does not read cells drawn alike together (for comparisons)."""
     layout = load_layout()
     debug = Debug(debug_folder, Path(path).stem)
     try:
@@ -137,8 +138,8 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))
         if not located.sheets:
             raise _explain_no_sheet(photo)
-        sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number, keep_images)
-                       for number, location in enumerate(located.sheets, start=1))
+        sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number, keep_images,
+                                  sheet_learning) for number, location in enumerate(located.sheets, start=1))
         return PhotoResult(str(path), sheets, located.partial)
     except InputFileError as error:  # its message names the file already
         return PhotoResult(str(path), error=error)

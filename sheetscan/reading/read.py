@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
+from sheetscan.reading.groups import alike_groups, drawing_features
 from sheetscan.reading.networks import Ensemble, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
@@ -64,12 +65,15 @@ class GardenReading:
     water_probability : (6, 6) array
     decoder_changes : tuple of str
         Readings the decoder changed, and why.
+    groups : tuple of tuples of cells
+        Cells read as decorated whose drawings look alike (groups.py), two or more each.
     """
 
     garden: Garden
     decoration_probabilities: np.ndarray
     water_probability: np.ndarray
     decoder_changes: tuple[str, ...]
+    groups: tuple[tuple[tuple[int, int], ...], ...] = ()
 
     def cell_confidence(self) -> np.ndarray:
         """(6, 6): the lower of the decoration's and the water reading's confidence."""
@@ -144,4 +148,7 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     water = water.reshape(GRID_SIZE, GRID_SIZE)
     is_water, changes = decode_water(water > 0.5)
     garden = garden_from_classes(decoration.argmax(axis=2), is_water)
-    return GardenReading(garden, decoration, water, tuple(changes))
+    decorated = [index for index, cell in enumerate(ALL_CELLS) if garden.decoration(cell) is not None]
+    alike = alike_groups(drawing_features(decoration_patches[decorated]))
+    groups = tuple(tuple(ALL_CELLS[decorated[i]] for i in group) for group in alike if len(group) > 1)
+    return GardenReading(garden, decoration, water, tuple(changes), groups)
