@@ -4,7 +4,9 @@ from dataclasses import replace
 
 from readings import box_reading, garden_reading
 
+from sheetscan.game.audit import audit
 from sheetscan.game.garden import SheetRecord
+from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
@@ -51,3 +53,15 @@ def test_the_decoders_correction_of_a_misread_cell_is_left_to_check():
     decoded = decode_sheet(reading, box_reading(record))
     verdict = sheet_verdict(reading, box_reading(record), decoded.record)
     assert not verdict.sure and verdict.doubts[0].what == f"cell ({cell[0] + 1},{cell[1] + 1})"
+
+
+def test_a_sheet_that_contradicts_itself_is_never_sure_but_a_players_sum_may_be_wrong():
+    record = honest_game(5)
+    dropped = replace(record, turns=record.turns[:-1] + (record.turns[0],))  # a turn the garden cannot place
+    findings = tuple(audit(dropped, score(dropped.garden)))
+    assert any(f.kind not in ("written_differs", "written_sum") for f in findings)
+    verdict = sheet_verdict(garden_reading(dropped), box_reading(dropped), dropped, findings)
+    assert not verdict.sure and verdict.doubts[0].confidence == 0.0
+    wrong_sum = replace(record, written={**record.written, "total": record.written["total"] + 3})
+    arithmetic = tuple(audit(wrong_sum, score(wrong_sum.garden)))
+    assert arithmetic and sheet_verdict(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure

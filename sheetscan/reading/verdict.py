@@ -2,14 +2,18 @@
 
 A reading is doubtful when the networks gave the value the decoder kept less than SURE_ABOVE: a
 drawing unlike the ones trained spreads its probability, a decoder's change keeps a value the
-networks did not prefer. The threshold is chosen on validation photos (docs/benchmarks.md), so
-that the sheets called sure are read exactly.
+networks did not prefer. A sheet that still contradicts itself (a turn its garden cannot place, a
+leaf too many) is never sure either, however sure each reading: a drawing misread with
+confidence shows there. Only the written numbers may differ from the rules on a sure sheet: that
+is the player's arithmetic, which the audit reports. The threshold is chosen on validation
+photos (docs/benchmarks.md), so that the sheets called sure are read exactly.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sheetscan.game.audit import Finding
 from sheetscan.game.garden import ALL_CELLS, SheetRecord, turn_text
 from sheetscan.game.rules import Decoration
 from sheetscan.reading.boxes import BoxReading, Candidate
@@ -18,6 +22,7 @@ from sheetscan.reading.read import DECORATION_CLASSES, GardenReading
 # Below this probability of the value kept, a cell or a box is one to check. Chosen on the
 # validation seeds 77 and 78 (see docs/benchmarks.md "The verdict").
 SURE_ABOVE = 0.9
+PLAYERS_ARITHMETIC = ("written_differs", "written_sum")  # findings a sure sheet may carry
 
 
 @dataclass(frozen=True)
@@ -90,8 +95,15 @@ def box_doubts(boxes: BoxReading, record: SheetRecord, sure_above: float) -> lis
     return [Doubt(what, confidence, said) for what, confidence, said in kept if confidence < sure_above]
 
 
-def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord, *,
-                  sure_above: float = SURE_ABOVE) -> Verdict:
-    """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``."""
-    doubts = cell_doubts(reading, record, sure_above) + box_doubts(boxes, record, sure_above)
+def finding_doubts(findings: tuple[Finding, ...]) -> list[Doubt]:
+    """The sheet's contradictions, other than the player's arithmetic: each is to check."""
+    return [Doubt(", ".join(finding.boxes) or finding.kind, 0.0, finding.sentence)
+            for finding in findings if finding.kind not in PLAYERS_ARITHMETIC]
+
+
+def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord, findings: tuple[Finding, ...] = (),
+                  *, sure_above: float = SURE_ABOVE) -> Verdict:
+    """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, with its
+    audit ``findings``."""
+    doubts = cell_doubts(reading, record, sure_above) + box_doubts(boxes, record, sure_above) + finding_doubts(findings)
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
