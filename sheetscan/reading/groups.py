@@ -47,17 +47,20 @@ def drawing_features(patches: np.ndarray) -> np.ndarray:
 def alike_groups(features: np.ndarray, same_drawing: float = SAME_DRAWING) -> list[list[int]]:
     """Indices of ``features`` grouped by average linkage of their cosine similarity, merged
     while two groups' mean similarity is at least ``same_drawing``; largest groups first."""
-    similarity = features @ features.T
     groups = [[i] for i in range(len(features))]
-    while len(groups) > 1:
-        best, pair = same_drawing, None
-        for a in range(len(groups)):
-            for b in range(a + 1, len(groups)):
-                mean = float(similarity[np.ix_(groups[a], groups[b])].mean())
-                if mean >= best:
-                    best, pair = mean, (a, b)
-        if pair is None:
+    similarity = (features @ features.T).astype(np.float64)  # between groups: the mean over their pairs
+    np.fill_diagonal(similarity, -np.inf)
+    alive = np.ones(len(groups), bool)
+    while alive.sum() > 1:
+        a, b = np.unravel_index(int(np.argmax(similarity)), similarity.shape)
+        if similarity[a, b] < same_drawing:
             break
-        a, b = pair
-        groups[a] = groups[a] + groups.pop(b)
-    return sorted(groups, key=len, reverse=True)
+        a, b = min(a, b), max(a, b)
+        size_a, size_b = len(groups[a]), len(groups[b])
+        merged = (size_a * similarity[a] + size_b * similarity[b]) / (size_a + size_b)  # Lance-Williams, average linkage
+        similarity[a], similarity[:, a] = merged, merged
+        similarity[a, a] = -np.inf
+        similarity[b], similarity[:, b] = -np.inf, -np.inf
+        groups[a] += groups[b]
+        alive[b] = False
+    return sorted((groups[i] for i in np.flatnonzero(alive)), key=len, reverse=True)
