@@ -17,9 +17,14 @@ def honest_game(seed: int) -> SheetRecord:
     return play_game(seed, mistake_rate=0.0).record
 
 
+def verdict_of(reading, boxes, record, findings=()):
+    """The verdict at a threshold of its own: these tests are of the rule, not of the shipped value."""
+    return sheet_verdict(reading, boxes, record, score(record.garden).breakdown, findings, sure_above=0.9)
+
+
 def test_a_confidently_read_sheet_is_sure():
     record = honest_game(1)
-    verdict = sheet_verdict(garden_reading(record), box_reading(record), record)
+    verdict = verdict_of(garden_reading(record), box_reading(record), record)
     assert verdict.sure and verdict.label == "sure" and verdict.doubts == ()
 
 
@@ -29,20 +34,25 @@ def test_doubtful_readings_are_named_least_sure_first():
     other = "moss" if decoration.category != "moss" else "rock"
     reading = garden_reading(record, {cell: {decoration.category if cell not in record.garden.tree_late else "tree_late": 0.7,
                                              other: 0.3}})
-    boxes = box_reading(record, {"total": [(record.written["total"], 0.55), (record.written["total"] + 1, 0.45)]})
-    verdict = sheet_verdict(reading, boxes, record)
+    wrong = replace(record, written={**record.written, "total": record.written["total"] + 1})  # differs from the rules
+    boxes = box_reading(wrong, {"total": [(wrong.written["total"], 0.55), (record.written["total"], 0.45)]})
+    verdict = verdict_of(reading, boxes, wrong)
     assert verdict.label == "check"
     assert [d.what for d in verdict.doubts] == ["written total", f"cell ({cell[0] + 1},{cell[1] + 1})"]
     assert [round(d.confidence, 2) for d in verdict.doubts] == [0.55, 0.7]
-    assert verdict.doubts[0].reading == str(record.written["total"])
+    assert verdict.doubts[0].reading == str(wrong.written["total"])
+    # the same doubt about a number the rules agree with changes nothing: it is not listed
+    agreeing = box_reading(record, {"total": [(record.written["total"], 0.55), (record.written["total"] + 1, 0.45)]})
+    assert [d.what for d in verdict_of(reading, agreeing, record).doubts] == [f"cell ({cell[0] + 1},{cell[1] + 1})"]
 
 
-def test_a_value_the_decoder_kept_against_the_networks_is_in_doubt():
+def test_a_written_number_the_decoder_kept_against_the_networks_is_in_doubt():
     record = honest_game(3)
-    boxes = box_reading(record)
-    boxes = replace(boxes, turns=((Candidate("something else", 0.999),), *boxes.turns[1:]))
-    verdict = sheet_verdict(garden_reading(record), boxes, record)
-    assert [(d.what, d.confidence) for d in verdict.doubts] == [("turn 1", 0.0)]
+    wrong = replace(record, written={**record.written, "moss": record.written["moss"] + 2})
+    boxes = box_reading(wrong)
+    boxes = replace(boxes, written={**boxes.written, "moss": (Candidate(99, 0.999),)})
+    verdict = verdict_of(garden_reading(wrong), boxes, wrong)
+    assert [(d.what, d.confidence) for d in verdict.doubts] == [("written moss", 0.0)]
 
 
 def test_the_decoders_correction_of_a_misread_cell_is_left_to_check():
@@ -51,7 +61,7 @@ def test_the_decoders_correction_of_a_misread_cell_is_left_to_check():
     misread = "rock" if decoration.category != "rock" else "moss"
     reading = garden_reading(record, {cell: {misread: 0.6, decoration.category: 0.4}})
     decoded = decode_sheet(reading, box_reading(record))
-    verdict = sheet_verdict(reading, box_reading(record), decoded.record)
+    verdict = verdict_of(reading, box_reading(record), decoded.record)
     assert not verdict.sure and verdict.doubts[0].what == f"cell ({cell[0] + 1},{cell[1] + 1})"
 
 
@@ -60,8 +70,8 @@ def test_a_sheet_that_contradicts_itself_is_never_sure_but_a_players_sum_may_be_
     dropped = replace(record, turns=record.turns[:-1] + (record.turns[0],))  # a turn the garden cannot place
     findings = tuple(audit(dropped, score(dropped.garden)))
     assert any(f.kind not in ("written_differs", "written_sum") for f in findings)
-    verdict = sheet_verdict(garden_reading(dropped), box_reading(dropped), dropped, findings)
+    verdict = verdict_of(garden_reading(dropped), box_reading(dropped), dropped, findings)
     assert not verdict.sure and verdict.doubts[0].confidence == 0.0
     wrong_sum = replace(record, written={**record.written, "total": record.written["total"] + 3})
     arithmetic = tuple(audit(wrong_sum, score(wrong_sum.garden)))
-    assert arithmetic and sheet_verdict(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure
+    assert arithmetic and verdict_of(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure

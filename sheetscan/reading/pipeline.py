@@ -118,7 +118,8 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
-                       boxes, decoded, sheet_verdict(reading, boxes, decoded.record, decoded.findings))
+                       boxes, decoded, sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown,
+                                                       decoded.findings))
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,

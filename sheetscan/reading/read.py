@@ -112,6 +112,14 @@ def decoration_of_class(index: int) -> tuple[Decoration | None, bool]:
     return Decoration[name.upper()], False
 
 
+def decoration_class(decoration: Decoration | None, late: bool = False) -> int:
+    """The class (an index into DECORATION_CLASSES) of a decoration; a tree drawn in Spring or
+    Summer when ``late``. The inverse of decoration_of_class."""
+    if decoration is None:
+        return DECORATION_CLASSES.index("empty")
+    return DECORATION_CLASSES.index("tree_late" if late and decoration is Decoration.TREE else decoration.category)
+
+
 def garden_from_classes(decoration: np.ndarray, water: np.ndarray) -> Garden:
     cells = {cell: decoration_of_class(int(decoration[cell])) for cell in ALL_CELLS}
     decorations = tuple(tuple(cells[(r, c)][0] for c in range(GRID_SIZE)) for r in range(GRID_SIZE))
