@@ -14,7 +14,7 @@ from functools import partial
 
 import cv2
 import pytest
-from conftest import SAMPLES, truth
+from conftest import SAMPLES, assert_read_or_flagged, truth
 
 from cli import app
 from sheetscan.game.audit import Finding
@@ -31,9 +31,9 @@ def test_audit_reads_the_whole_record_of_the_bundled_samples(runner, level):
     assert result.exit_code == 0, result.output
     [sheet] = json.loads(result.stdout)["sheets"]
     expected = truth(photo)["sheets"][0]
-    for member in RECORD_MEMBERS:
-        assert sheet[member] == expected[member], member
-    assert sheet["score"] == expected["score"]
+    assert_read_or_flagged(sheet, expected)
+    if any(sheet[member] != expected[member] for member in RECORD_MEMBERS):  # a record misread is never sure
+        assert sheet["verdict"] == "check"
     for finding in sheet["findings"]:
         assert set(finding) == {"kind", "cells", "boxes", "sentence"}
 

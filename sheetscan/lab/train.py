@@ -177,10 +177,10 @@ BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32
 # The plans, in the order of TRAINING_PLANS (the names `sheetscan train --networks` takes).
 PLANS = dict(zip(TRAINING_PLANS, (
     # cells
-    TrainingPlan(1000, 900, False, DEFAULT_MODEL_PATHS[0], {"decoration": 12, "water": 12},
+    TrainingPlan(1000, 1500, False, DEFAULT_MODEL_PATHS[0], {"decoration": 12, "water": 12},
                  {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLE_MIX),
     # cells-tables
-    TrainingPlan(1000, 1000, False, DEFAULT_MODEL_PATHS[1], {"decoration": 12, "water": 12},
+    TrainingPlan(1000, 1500, False, DEFAULT_MODEL_PATHS[1], {"decoration": 12, "water": 12},
                  {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLES_MIX),
     # boxes
     TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[0], BOX_EPOCHS, BOX_ARCHITECTURES, megapixels=3.0,
