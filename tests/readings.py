@@ -4,26 +4,17 @@ import numpy as np
 
 from sheetscan.reading.boxes import BoxReading, Candidate
 from sheetscan.game.garden import ALL_CELLS, SheetRecord
-from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, garden_from_classes
+from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, garden_from_classes
 from sheetscan.game.rules import GRID_SIZE
 
 SURE = 0.999
-
-
-def decoration_class(record: SheetRecord, cell) -> int:
-    decoration = record.garden.decoration(cell)
-    if decoration is None:
-        return DECORATION_CLASSES.index("empty")
-    if cell in record.garden.tree_late:
-        return DECORATION_CLASSES.index("tree_late")
-    return DECORATION_CLASSES.index(decoration.category)
 
 
 def garden_reading(record: SheetRecord, doubts: dict | None = None) -> GardenReading:
     """Confident readings of ``record``'s garden; ``doubts`` maps a cell to {class name: p}."""
     probabilities = np.full((GRID_SIZE, GRID_SIZE, len(DECORATION_CLASSES)), (1 - SURE) / 7)
     for cell in ALL_CELLS:
-        probabilities[cell][decoration_class(record, cell)] = SURE
+        probabilities[cell][decoration_class(record.garden.decoration(cell), cell in record.garden.tree_late)] = SURE
     for cell, shares in (doubts or {}).items():
         probabilities[cell] = 0.0
         for name, p in shares.items():
