@@ -104,37 +104,30 @@ def _match(truth_sheets: list[dict], read_sheets: tuple) -> list[tuple[dict, obj
     return [(truth, read_sheets[i]) for truth, i in match_truth(truth_sheets, [s.corners for s in read_sheets])]
 
 
-def _cell_tallies(truth: dict, sheet) -> dict:
+def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dict:
+    """One sheet's cells read right against its truth; each decorated cell's reading is also added
+    (right, seen) to its drawing's archetype in ``by_archetype``, each tree's mark to the mark's."""
     cells, water, late = truth["garden"]["cells"], truth["garden"]["water"], {tuple(c) for c in truth["garden"]["tree_late"]}
     read = garden_to_dict(sheet.garden)
     read_late = {tuple(c) for c in read["tree_late"]}
     tally = {"cells": 36, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
     for r in range(6):
         for c in range(6):
-            tally["decoration"] += cells[r][c] == read["cells"][r][c]
+            right = cells[r][c] == read["cells"][r][c]
+            tally["decoration"] += right
             tally["water"] += water[r][c] == read["water"][r][c]
             if cells[r][c] == "T" and read["cells"][r][c] == "T":
                 tally["trees"] += 1
                 tally["dots"] += ((r, c) in late) == ((r, c) in read_late)
-    return tally
-
-
-def _archetype_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> None:
-    """Add each decorated cell's reading (right, seen) to its drawing's archetype, and each
-    tree's Spring/Summer mark to the mark's."""
-    cells, late = truth["garden"]["cells"], {tuple(c) for c in truth["garden"]["tree_late"]}
-    read = garden_to_dict(sheet.garden)
-    read_late = {tuple(c) for c in read["tree_late"]}
-    for r in range(6):
-        for c in range(6):
             if cells[r][c] in DECORATION_BY_LETTER:
-                tally = by_archetype.setdefault(truth["drawings"][DECORATION_BY_LETTER[cells[r][c]].category], [0, 0])
-                tally[0] += cells[r][c] == read["cells"][r][c]
-                tally[1] += 1
+                archetype = by_archetype.setdefault(truth["drawings"][DECORATION_BY_LETTER[cells[r][c]].category], [0, 0])
+                archetype[0] += right
+                archetype[1] += 1
             if (r, c) in late:
-                tally = by_archetype.setdefault(truth["drawings"]["tree_mark"], [0, 0])
-                tally[0] += (r, c) in read_late
-                tally[1] += 1
+                mark = by_archetype.setdefault(truth["drawings"]["tree_mark"], [0, 0])
+                mark[0] += (r, c) in read_late
+                mark[1] += 1
+    return tally
 
 
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
@@ -162,13 +155,12 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
                 totals["sure"] += sheet.verdict.sure
                 totals["sure_exact"] += sheet.verdict.sure and exact
-                tally = _cell_tallies(truth, sheet)
+                tally = _cell_tallies(truth, sheet, by_archetype)
                 for key, value in tally.items():
                     totals[key] += value
                 pen = by_pen.setdefault(truth["style"]["pen"], [0, 0])
                 pen[0] += tally["decoration"]
                 pen[1] += tally["cells"]
-                _archetype_tallies(truth, sheet, by_archetype)
             if say:
                 say(index)
         speed = _read_speed(Path(folder), seed, level)
