@@ -14,8 +14,8 @@ from sheetscan.present import report
 from sheetscan.errors import ExitCode, SheetscanError
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
-from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, bench_app
-from sheetscan.names import TRAINING_PLANS
+from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
+from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
 # 'rescore' of a thousand garden files starts fast.
@@ -32,6 +32,11 @@ RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]
 PhotosArgument = Annotated[List[Path], typer.Argument(help="Photos of sheets (JPEG, PNG, HEIC) or folders of them.")]
 PhotoLinesOption = Annotated[bool, typer.Option("--json", help="One JSON object per photo, one per line.")]
+LayoutOption = Annotated[str, typer.Option("--layout", help=f"The sheets' design: {' or '.join(LAYOUT_NAMES)}, or a "
+                                           "layout file (JSON, in the form of sheetscan/design/data/pad.json).")]
+LayoutName = Enum("LayoutName", {name.replace("-", "_"): name for name in LAYOUT_NAMES}, type=str)
+LayoutNameOption = Annotated[LayoutName, typer.Option("--layout", help="The sheet design: the print-and-play sheet "
+                                                      "(A4, corner markers) or the publisher's pad (A5, no markers).")]
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:
@@ -44,6 +49,15 @@ def _rules(names: Optional[List[str]]) -> RuleSet:
         return RuleSet.from_names(names or [])
     except SheetscanError as error:
         _fail(error.message, error.exit_code)
+
+
+def _layout(name_or_path: str):
+    from sheetscan.design.layout import LayoutError, layout_from
+
+    try:
+        return layout_from(name_or_path)
+    except LayoutError as error:
+        _fail(str(error))
 
 
 def _rescore_json(result: RescoreResult) -> dict:
@@ -97,15 +111,16 @@ def rescore(
 
 
 def _read_batch(photos: List[Path], rules: RuleSet, jobs: Optional[int], debug: Optional[Path] = None,
-                keep_images: bool = False):
+                keep_images: bool = False, layout: str = DEFAULT_LAYOUT):
     """Each photo's result in the given order, with a progress bar on a terminal's stderr for a
     batch; the sheets' rectified images only if ``keep_images`` (for overlays)."""
     from sheetscan.reading.batch import default_jobs, expand_inputs, read_photos
 
+    design = _layout(layout)
     paths = expand_inputs(photos)
     if not paths:
         _fail("no photos found in " + ", ".join(map(str, photos)))
-    results = read_photos(paths, rules, jobs or default_jobs(), debug, keep_images)
+    results = read_photos(paths, rules, jobs or default_jobs(), debug, keep_images, design)
     if len(paths) == 1 or not sys.stderr.isatty():  # a bar is for people watching, not for logs
         yield from results
         return
@@ -154,6 +169,7 @@ def score_command(
     debug: Optional[Path] = typer.Option(None, "--debug", help="Write a picture of each stage into this folder."),
     rule: RuleOption = None,
     jobs: JobsOption = None,
+    layout: LayoutOption = DEFAULT_LAYOUT,
 ) -> None:
     """Read photos of filled sheets and score them by the rules.
 
@@ -161,7 +177,7 @@ def score_command(
 
     Example: sheetscan score samples/phone/0000.jpg
     """
-    _report_photos(_read_batch(photos, _rules(rule), jobs, _output_folder(debug)), as_json, audit=False)
+    _report_photos(_read_batch(photos, _rules(rule), jobs, _output_folder(debug), layout=layout), as_json, audit=False)
 
 
 @app.command("audit")
@@ -171,6 +187,7 @@ def audit_command(
     overlay: Optional[Path] = typer.Option(None, "--overlay", help="Write each sheet's annotated picture into this folder."),
     rule: RuleOption = None,
     jobs: JobsOption = None,
+    layout: LayoutOption = DEFAULT_LAYOUT,
 ) -> None:
     """Audit photos of filled sheets: what the player wrote against what the rules give.
 
@@ -184,7 +201,7 @@ def audit_command(
     inputs = {path.resolve() for path in photos}
     overlay = _output_folder(overlay)
     save = (lambda result: write_audit_pictures(result, overlay, inputs)) if overlay else None
-    _report_photos(_read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay)), as_json, audit=True,
+    _report_photos(_read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay), layout=layout), as_json, audit=True,
                    on_result=save)
 
 
@@ -199,6 +216,7 @@ def table_command(
                                            "crop into this folder, to see which sheet is whose."),
     rule: RuleOption = None,
     jobs: JobsOption = None,
+    layout: LayoutOption = DEFAULT_LAYOUT,
 ) -> None:
     """Rank every sheet found in the photos: the table's result and its winner.
 
@@ -215,7 +233,7 @@ def table_command(
     if csv_file and (csv_file.is_dir() or csv_file.resolve() in inputs):
         _fail(f"{csv_file}: cannot write the table there (a folder, or one of the photos)")
     sheets, worst = [], ExitCode.ok
-    for result in _read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay)):
+    for result in _read_batch(photos, _rules(rule), jobs, keep_images=bool(overlay), layout=layout):
         worst = max(worst, _report_error(result))
         if result.partial_sheets:
             typer.echo(f"sheetscan: {result.path}: {result.partial_sheets} sheet(s) seen only in part: not read", err=True)
@@ -282,8 +300,10 @@ def sheet(
     layout_json: Optional[Path] = typer.Option(
         None, "--layout-json", help="Also write the layout: every region in mm and in pixels at --dpi."
     ),
+    layout: LayoutNameOption = DEFAULT_LAYOUT,
 ) -> None:
-    """Write the blank print-and-play sheet (A4), with ArUco markers at its corners.
+    """Write a blank sheet: the print-and-play sheet (A4, with ArUco markers at its corners) or
+    the publisher's pad as the rulebook describes it (A5, no markers).
 
     Example: sheetscan sheet --out sheet.pdf --layout-json layout.json
     """
@@ -292,10 +312,10 @@ def sheet(
 
     if out.suffix.lower() not in SHEET_FORMATS:
         _fail(f"{out}: the sheet is written as PDF or PNG; name the file .pdf or .png")
-    write_sheet(out, dpi)
+    write_sheet(out, dpi, load_layout(layout.value))
     typer.echo(f"wrote {out} ({dpi} dpi)")
     if layout_json is not None:
-        layout_json.write_text(json.dumps(load_layout().to_dict(dpi), indent=1))
+        layout_json.write_text(json.dumps(load_layout(layout.value).to_dict(dpi), indent=1))
         typer.echo(f"wrote {layout_json}")
 
 
@@ -310,6 +330,8 @@ def synth(
         None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
     ),
     held_out_styles: HeldOutStyles = False,
+    markers: MarkersOption = "all",
+    layout: LayoutNameOption = DEFAULT_LAYOUT,
 ) -> None:
     """Make synthetic photos of filled sheets with their ground truth: legal games, drawn by
     hand, photographed at the camera level.
@@ -322,7 +344,7 @@ def synth(
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
-            write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles)
+            write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles, markers.value, layout.value)
     typer.echo(f"wrote {n} photos and their truth to {out}")
 
 

@@ -3,3 +3,11 @@ so that the command line starts without loading the vision stack."""
 
 CAMERA_LEVELS = ("scan", "phone", "hard")  # the synthetic camera's levels, mildest first
 TRAINING_PLANS = ("cells", "cells-tables", "boxes", "boxes-tables")  # what `sheetscan train --networks` makes
+# How a synthetic sheet's corner markers are printed: all four, none (the publisher's pad, a
+# sheet printed without them), or some (one to three covered: a thumb, a cropped corner).
+MARKER_PRINTS = ("all", "none", "some")
+# The sheet designs the package draws and reads (sheetscan/design/data/NAME.json): the
+# project's print-and-play sheet (A4, with corner markers) and the publisher's pad as the
+# rulebook describes it (A5, no markers).
+LAYOUT_NAMES = ("print-and-play", "pad")
+DEFAULT_LAYOUT = "print-and-play"

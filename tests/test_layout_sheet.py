@@ -11,7 +11,7 @@ from cli import app
 from sheetscan.design.layout import LayoutError, expand_layout, load_layout
 from sheetscan.synthetic.sheet import render_sheet
 
-LAYOUT_TEXT = resources.files("sheetscan.design.data").joinpath("layout.json").read_text()
+LAYOUT_TEXT = resources.files("sheetscan.design.data").joinpath("print-and-play.json").read_text()
 
 
 def test_layout_has_every_region_the_readers_need():

@@ -70,13 +70,35 @@ def test_markers_that_fit_no_sheet_at_the_coarse_size_are_fitted_at_a_finer_one(
     assert corner_error(located, photo.truth, in_mm=True) < 3
 
 
-def test_a_sheet_with_one_marker_left_is_reported_not_guessed():
+def cover_corners(gray: np.ndarray, corners: np.ndarray) -> None:
+    """Cover three page corners (and their markers) with grey discs; the first stays."""
+    for corner in corners[1:]:
+        cv2.circle(gray, tuple(int(v) for v in corner), int(0.12 * np.ptp(corners[:, 1])), 128, -1)
+
+
+def test_a_sheet_with_three_markers_covered_is_found_by_its_grid():
     photo = synth_photo(2, 33, "scan", megapixels=3)
     gray = decoded(photo)
-    assert len(locate_sheets(gray).sheets) == 1  # with its four markers, the same photo is read
+    cover_corners(gray, np.array(photo.truth["sheets"][0]["corners"]))
+    located = locate_sheets(gray)
+    assert [s.found_by for s in located.sheets] == ["grid"] and located.partial == 0
+    assert corner_error(located, photo.truth, in_mm=True) < 3
+
+
+def test_a_sheet_with_one_marker_and_no_grid_in_sight_is_reported_not_guessed():
+    photo = synth_photo(2, 33, "scan", megapixels=3)
+    gray = decoded(photo)
     corners = np.array(photo.truth["sheets"][0]["corners"])
-    for corner in corners[1:]:  # cover three corners (and their markers) with grey; the first stays
-        cv2.circle(gray, tuple(int(v) for v in corner), int(0.12 * np.ptp(corners[:, 1])), 128, -1)
+    cover_corners(gray, corners)
+    layout = load_layout()
+    width, height = layout.page_mm
+    page_to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [width, 0], [width, height], [0, height]]),
+                                                corners.astype(np.float32))
+    garden = layout.region("garden")
+    grown = np.array([[garden.x - 5, garden.y - 5], [garden.x + garden.w + 5, garden.y - 5],
+                      [garden.x + garden.w + 5, garden.y + garden.h + 5], [garden.x - 5, garden.y + garden.h + 5]])
+    hidden = cv2.perspectiveTransform(grown.reshape(-1, 1, 2).astype(np.float64), page_to_photo).reshape(-1, 2)
+    cv2.fillPoly(gray, [np.round(hidden).astype(np.int32)], 128)
     located = locate_sheets(gray)
     assert located.sheets == () and located.partial == 1
 
@@ -218,7 +240,7 @@ def test_small_sheets_of_a_large_photo_are_read_from_a_finer_decode(tmp_path):
 
 
 def test_ink_is_measured_against_the_paper_around_it_so_a_glare_cancels():
-    from sheetscan.reading.cells import ink_map, local_ink_map
+    from sheetscan.reading.ink import ink_map, local_ink_map
 
     paper = np.tile(np.linspace(140, 250, 400), (100, 1))  # a glare brightens the right side
     gray = paper.copy()

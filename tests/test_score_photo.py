@@ -69,7 +69,7 @@ def test_debug_writes_a_picture_per_stage(runner, tmp_path):
     result = runner.invoke(app, ["score", "--debug", str(tmp_path), str(SAMPLES / "phone" / "0000.jpg")])
     assert result.exit_code == 0
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["0000-0-markers.png", "0000-sheet1-1-rectified.png", "0000-sheet1-2-water.png",
+    assert names == ["0000-0-located.png", "0000-sheet1-1-rectified.png", "0000-sheet1-2-water.png",
                      "0000-sheet1-3-cells.png"]
     assert cv2.imread(str(tmp_path / "0000-sheet1-3-cells.png")).shape[2] == 3
 

@@ -10,9 +10,11 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURN_COUNT, TURNS_PER_SEASON, Season
+from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES
 
 MM_PER_INCH = 25.4
 TURN_PARTS = ("first", "second", "location")
@@ -55,6 +57,8 @@ class Layout:
     title_text: str
     seasons: tuple[str, ...]
     regions: tuple[Region, ...]
+    garden_border_mm: float = 0.0  # the width of the garden's outer line, centred half of it outside the cells
+    garden_line_mm: float = 0.35  # the width of its inner lines
     _by_name: dict[str, Region] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -107,7 +111,7 @@ def expand_layout(document: dict[str, Any]) -> Layout:
     """Expand a compact layout document into regions; raise LayoutError when it is unusable."""
     try:
         regions = []
-        markers = document["markers"]
+        markers = document.get("markers") or {"dictionary": "", "size_mm": 0, "corners": []}  # a pad has none
         size = markers["size_mm"]
         for corner in markers["corners"]:
             regions.append(Region(f"marker_{corner['id']}", "marker", corner["x"], corner["y"], size, size))
@@ -135,7 +139,8 @@ def expand_layout(document: dict[str, Any]) -> Layout:
                 regions.append(Region(f"cell_{r}_{c}", "cell", garden["x"] + c * step, garden["y"] + r * step, step, step))
         icons = document["pond_icons"]
         for season in range(len(Season)):
-            regions.append(_box(icons, f"pond_icon_{season}", "pond_icon", dy=season * icons["step_y"]))
+            regions.append(_box(icons, f"pond_icon_{season}", "pond_icon", dx=season * icons.get("step_x", 0),
+                                dy=season * icons.get("step_y", 0)))
         regions.append(_box(document["summary"], "summary", "summary"))
         scoring = document["scoring"]
         for i, category in enumerate(scoring["categories"]):
@@ -152,6 +157,8 @@ def expand_layout(document: dict[str, Any]) -> Layout:
             title_text=document["title"]["text"],
             seasons=tuple(turns["seasons"]),
             regions=tuple(regions),
+            garden_border_mm=float(garden.get("border_mm", 0.0)),
+            garden_line_mm=float(garden.get("line_mm", 0.35)),
         )
     except (KeyError, TypeError, IndexError) as error:
         raise LayoutError(f"layout is missing or has a malformed member ({error})") from None
@@ -161,8 +168,8 @@ def expand_layout(document: dict[str, Any]) -> Layout:
 
 def validate_layout(layout: Layout, categories: list[str]) -> None:
     """Check what every reader relies on; raise LayoutError naming the first problem."""
-    if len(set(layout.marker_ids)) != 4:
-        raise LayoutError("layout needs 4 markers with distinct ids")
+    if layout.marker_ids and len(set(layout.marker_ids)) != 4:
+        raise LayoutError("layout needs 4 markers with distinct ids, or none")
     names = [region.name for region in layout.regions]
     if len(names) != len(set(names)):
         raise LayoutError("layout has two regions of the same name")
@@ -192,7 +199,28 @@ def _overlap(a: Region, b: Region) -> bool:
 
 
 @lru_cache(maxsize=None)
-def load_layout() -> Layout:
-    """The package's print-and-play layout."""
-    text = resources.files("sheetscan.design.data").joinpath("layout.json").read_text()
+def load_layout(name: str = DEFAULT_LAYOUT) -> Layout:
+    """One of the package's layouts (LAYOUT_NAMES): the print-and-play sheet by default."""
+    if name not in LAYOUT_NAMES:
+        raise LayoutError(f"no layout named {name!r}; the package has {', '.join(LAYOUT_NAMES)}")
+    text = resources.files("sheetscan.design.data").joinpath(f"{name}.json").read_text()
     return expand_layout(json.loads(text))
+
+
+def layout_from(name_or_path: str) -> Layout:
+    """A layout by its package name, or read from a layout file (the ``layout from-photo`` form);
+    LayoutError names the file and its problem."""
+    if name_or_path in LAYOUT_NAMES:
+        return load_layout(name_or_path)
+    try:
+        document = json.loads(Path(name_or_path).read_text())
+    except OSError as error:
+        raise LayoutError(f"{name_or_path}: cannot read the layout ({error.strerror or error})") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise LayoutError(f"{name_or_path}: not a layout file (not JSON: {error})") from None
+    if not isinstance(document, dict):
+        raise LayoutError(f"{name_or_path}: not a layout file (not a JSON object)")
+    try:
+        return expand_layout(document)
+    except LayoutError as error:
+        raise LayoutError(f"{name_or_path}: {error}") from None

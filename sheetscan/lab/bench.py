@@ -21,6 +21,8 @@ from sheetscan.game.gardenfile import garden_to_dict, record_to_dict
 from sheetscan.game.rules import DECORATION_BY_LETTER
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
+from sheetscan.design.layout import load_layout
+from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.synthetic.synth import match_truth, synth_photo
 from sheetscan.game.table import Player, rank, winners
 
@@ -131,10 +133,13 @@ def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dic
 
 
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
-               held_out_styles: bool = False, sheet_learning: bool = True) -> dict:
+               held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
+               layout_name: str = DEFAULT_LAYOUT) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
     ``held_out_styles`` draws the sheets with the archetypes held out of training alone;
-    without ``sheet_learning`` the decoder reads no cells drawn alike together."""
+    without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
+    prints the corner markers as synth_photo says (the same sheets whatever it is);
+    ``layout_name`` is the sheet design drawn and read."""
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -143,10 +148,11 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     by_archetype: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
         for index in range(count):
-            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles)
+            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
+                                layout_name=layout_name)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
-            result = read_photo(path, sheet_learning=sheet_learning)
+            result = read_photo(path, sheet_learning=sheet_learning, layout=load_layout(layout_name))
             totals["sheets"] += len(photo.truth["sheets"])
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
@@ -163,11 +169,11 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen[1] += tally["cells"]
             if say:
                 say(index)
-        speed = _read_speed(Path(folder), seed, level)
+        speed = _read_speed(Path(folder), seed, level, markers, layout_name)
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
-        "sheet_learning": sheet_learning, "sheets": totals["sheets"],
+        "sheet_learning": sheet_learning, "markers": markers, "layout": layout_name, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
         "water_accuracy": totals["water"] / cells,
@@ -185,29 +191,31 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     }
 
 
-def _read_speed(folder: Path, seed: int, level: str, repeats: int = 3) -> dict:
+def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, repeats: int = 3) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
     peak memory of a whole ``sheetscan score`` process on it."""
     from sheetscan.reading.pipeline import read_photo
 
     path = folder / "twelve.jpg"
-    path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12).jpeg)
+    path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12, markers=markers, layout_name=layout_name).jpeg)
+    layout = load_layout(layout_name)
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        read_photo(path)  # load the model once, as a batch does
+        read_photo(path, layout=layout)  # load the model once, as a batch does
         reads, decodes = [], []
         for _ in range(repeats):
             start = time.perf_counter()
             cv2.imread(str(path))
             decodes.append(time.perf_counter() - start)
             start = time.perf_counter()
-            read_photo(path)
+            read_photo(path, layout=layout)
             reads.append(time.perf_counter() - start)
     finally:
         cv2.setNumThreads(threads)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "cli", "score", "--json", str(path)], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "cli", "score", "--json", "--layout", layout_name, str(path)], check=True,
+                   stdout=subprocess.DEVNULL)
     peak_kib = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
     read, decode = float(np.median(reads)), float(np.median(decodes))
     return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
@@ -265,6 +273,7 @@ def _audit_tallies(truth: dict, sheet) -> dict:
 
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
+                markers: str = "all",
                 sheet_learning: bool = True) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
     read and the differences flagged with the truth (``held_out_styles``: see bench_read)."""
@@ -273,7 +282,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
-            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles)
+            photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
+                                markers=markers)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning)
@@ -289,6 +299,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     return {
         "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
+        "markers": markers,
         "sheet_learning": sheet_learning,
         "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
@@ -310,7 +321,7 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
-                repeats: int = 5, held_out_styles: bool = False) -> dict:
+                repeats: int = 5, held_out_styles: bool = False, markers: str = "all") -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
@@ -321,7 +332,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):
-            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles)
+            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers)
             path = Path(folder) / f"{index:04d}.jpg"
             path.write_bytes(photo.jpeg)
             paths.append(path)
@@ -355,6 +366,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
         "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "held_out_styles": held_out_styles,
+        "markers": markers,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "right_winner": totals["right_winner"] / max(totals["tables"], 1),

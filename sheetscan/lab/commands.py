@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from sheetscan.names import CAMERA_LEVELS
+from sheetscan.names import CAMERA_LEVELS, DEFAULT_LAYOUT, LAYOUT_NAMES, MARKER_PRINTS
 
 bench_app = typer.Typer(help="Benchmarks that print the project's measured figures.", no_args_is_help=True)
 Level = Enum("Level", {name: name for name in CAMERA_LEVELS}, type=str)  # typer checks the choice
@@ -20,6 +20,12 @@ HeldOutStyles = Annotated[bool, typer.Option("--held-out-styles", help="Draw eve
                                                "reading drawings the networks never saw.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
+MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)
+MarkersOption = Annotated[MarkerPrint, typer.Option("--markers", help="The sheets' corner markers: all printed, none "
+                                                     "(a sheet without them, like the publisher's pad), or some "
+                                                     "(1 to 3 of the 4 covered).")]
+BenchLayout = Enum("BenchLayout", {name.replace("-", "_"): name for name in LAYOUT_NAMES}, type=str)
+BenchLayoutOption = Annotated[BenchLayout, typer.Option("--layout", help="The sheet design drawn and read.")]
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
 
 
@@ -62,6 +68,8 @@ def bench_read_command(
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    markers: MarkersOption = "all",
+    layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
@@ -73,11 +81,12 @@ def bench_read_command(
 
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
-                             held_out_styles=held_out_styles, sheet_learning=sheet_learning)
+                             held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
+                             layout_name=layout.value)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{'' if f['sheet_learning'] else ', without sheet learning'}), "
+        f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
         f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
         f"  water per cell      {f['water_accuracy']:.2%}",
@@ -102,6 +111,7 @@ def bench_audit_command(
                                             "sheets to flag)."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    markers: MarkersOption = "all",
     as_json: FiguresAsJson = False,
 ) -> None:
     """Audit N fresh synthetic photos against their truth: turn-box symbols, marks and written
@@ -113,9 +123,9 @@ def bench_audit_command(
 
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
-                              held_out_styles=held_out_styles, sheet_learning=sheet_learning)
+                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value)
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos (seed {f['seed']}), {f['sheets']} sheets read",
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}, markers {f['markers']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
@@ -134,6 +144,7 @@ def bench_table_command(
     repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
+    markers: MarkersOption = "all",
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
@@ -148,9 +159,11 @@ def bench_table_command(
     jobs = jobs or default_jobs()
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
+                          markers=markers.value,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}): {f['sheets']} sheets",
+        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}, markers "
+        f"{f['markers']}): {f['sheets']} sheets",
         f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%} "
         f"({_interval(f['exact_total_interval'])}); right winner {f['right_winner']:.1%} of tables "
         f"({_interval(f['right_winner_interval'])})",
@@ -158,6 +171,40 @@ def bench_table_command(
         f"{f['jobs']}: x{f['speedup']:.2f} (by round: {', '.join(f'x{r:.2f}' for r in f['speedup_by_round'])}; "
         f"cores busy {f['cores_busy']:.0%} of the {f['jobs']}-job reads)",
     ]))
+
+
+@bench_app.command("locate")
+def bench_locate_command(
+    n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos for each way of printing the markers."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    negatives: int = typer.Option(100, "--negatives", min=0, help="Photos of no sheet of this game (tables, text, "
+                                  "sudoku, calendars, graph paper, a bare 6x6 grid)."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Locate the sheets of N fresh photos with all, none and some (1 to 3 of 4) of their
+    markers printed (the same sheets each time), and count the sheets claimed on photos of no
+    sheet of this game.
+
+    Example: sheetscan bench locate --n 50 --level phone --negatives 100
+    """
+    from sheetscan.lab.locating import bench_locate
+
+    total = n * 3 + negatives
+    with typer.progressbar(length=total, label=f"locate {level.value}", file=sys.stderr) as bar:
+        f = bench_locate(n, seed, level.value, sheets_per_photo, negatives, say=lambda _: bar.update(1))
+    lines = [f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheet(s) (seed {f['seed']})"]
+    for markers, m in f["by_markers"].items():
+        lines.append(f"  markers {markers:<5} found {m['sheets_found']:.1%} of {m['sheets']} "
+                     f"({_interval(m['sheets_found_interval'])}), invented {m['invented']}, by markers "
+                     f"{m['found_by']['markers']} / grid {m['found_by']['grid']}; worst corner off by "
+                     f"{m['corner_error_mm_median']} mm (median), {m['corner_error_mm_p95']} mm (95th percentile); "
+                     f"locating {m['locate_seconds_median']:.3f} s")
+    negative = f["negatives"]
+    lines.append(f"  {negative['photos']} photos of no sheet of this game: {negative['sheets_claimed']} sheets claimed "
+                 f"({', '.join(f'{k} {v}' for k, v in negative['claimed_by_kind'].items())})")
+    _print_figures(f, as_json, "\n".join(lines))
 
 
 @bench_app.command("games")

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from sheetscan.design.layout import Layout, Region, load_layout
+from sheetscan.design.layout import Layout, Region
 from sheetscan.game.audit import Finding
 from sheetscan.game.garden import Garden, SheetRecord, turn_text
 from sheetscan.game.score import Score
@@ -82,17 +82,18 @@ def _write_sheet_pictures(result, folder: Path, inputs: set[Path], suffix: str, 
 
 def write_audit_pictures(result, folder: Path, inputs: set[Path]) -> list[Path]:
     """The judge's picture of each sheet of a photo (see draw_audit), as ``*-sheet<N>-audit.png``."""
-    layout = load_layout()
-
     def draw(sheet) -> np.ndarray:
         record = sheet.decoded.record
         return draw_audit(sheet.canonical, record.garden, sheet.reading, sheet.score,
-                          box_texts(record, sheet.score), sheet.decoded.findings, layout)
+                          box_texts(record, sheet.score), sheet.decoded.findings, sheet.layout)
 
     return _write_sheet_pictures(result, folder, inputs, "audit", draw)
 
 
 def write_name_crops(result, folder: Path, inputs: set[Path]) -> list[Path]:
     """Each sheet's name box, to tell whose it is, as ``*-sheet<N>-name.png``."""
-    x, y, w, h = region_box(load_layout().region("name"))
-    return _write_sheet_pictures(result, folder, inputs, "name", lambda sheet: sheet.canonical[y : y + h, x : x + w])
+    def crop(sheet) -> np.ndarray:
+        x, y, w, h = region_box(sheet.layout.region("name"))
+        return sheet.canonical[y : y + h, x : x + w]
+
+    return _write_sheet_pictures(result, folder, inputs, "name", crop)

@@ -82,6 +82,7 @@ def sheet_to_dict(sheet) -> dict:
         "check": [doubt.to_dict() for doubt in sheet.verdict.doubts],
         "corners": np.round(sheet.corners, 1).tolist(),
         "alignment_error_px": round(sheet.location.alignment_error_px, 2),
+        "found_by": sheet.location.found_by,
     }
 
 

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 import cv2
 
 from sheetscan.errors import SheetscanError
+from sheetscan.design.layout import Layout
 from sheetscan.reading.pipeline import PhotoResult, read_photo
 from sheetscan.game.rules import RuleSet
 
@@ -46,7 +47,8 @@ def default_jobs() -> int:
 
 
 def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
-                debug_folder: Path | None = None, keep_images: bool = True) -> Iterator[PhotoResult]:
+                debug_folder: Path | None = None, keep_images: bool = True,
+                layout: Layout | None = None) -> Iterator[PhotoResult]:
     """Read ``paths`` with ``jobs`` cores, yielding each photo's result in the given order
     (without the sheets' rectified images unless ``keep_images``: they are most of what a
     worker sends back, and of what a long batch holds).
@@ -55,7 +57,7 @@ def read_photos(paths: list[Path], rules: RuleSet = RuleSet(), jobs: int = 1,
     ``jobs - 1`` worker processes read too; each takes the next photo nobody has taken. A
     lone photo is read here, its jobs' cores serving as OpenCV's threads.
     """
-    read = partial(read_photo, rules=rules, debug_folder=debug_folder, keep_images=keep_images)
+    read = partial(read_photo, rules=rules, debug_folder=debug_folder, keep_images=keep_images, layout=layout)
     threads = cv2.getNumThreads()
     cv2.setNumThreads(jobs if len(paths) == 1 else 1)
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from sheetscan.reading.cells import ink_map
+from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.design.layout import Layout, Region

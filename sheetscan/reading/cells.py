@@ -1,7 +1,7 @@
 """Cell features: what the classifiers see of each garden cell in the canonical image.
 
-Patches are ink maps (0 paper, 1 full ink) normalised to the local paper, so uneven light
-and shadow do not matter.
+Patches are ink maps (ink.py) normalised to the local paper, so uneven light and shadow do
+not matter.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
+from sheetscan.reading.ink import local_ink_map
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
 from sheetscan.game.rules import GRID_SIZE
 
@@ -17,25 +18,7 @@ DECORATION_MARGIN = 0.08  # share of a cell added on each side: sloppy glyphs sp
 WATER_MARGIN = 0.25  # water needs context: the neighbours' outlines along the shared side
 PATCH_PX = 48  # decoration patches are PATCH_PX x PATCH_PX
 WATER_PATCH_PX = 64  # water patches are larger: outlines run close to the grid lines
-PAPER_PERCENTILE = 90  # the paper's brightness in a box (boxes are small: one level serves)
 PAPER_WINDOW_CELLS = 0.5  # a garden pixel's paper: the brightest within half a cell
-
-
-def ink_map(gray: np.ndarray) -> np.ndarray:
-    """(h, w) float32 ink, 0 on paper to 1 on full ink, relative to the image's paper."""
-    paper = max(float(np.percentile(gray[::4, ::4], PAPER_PERCENTILE)), 1.0)
-    return np.clip((paper - gray.astype(np.float32)) * (1 / paper), 0, 1)
-
-
-def local_ink_map(gray: np.ndarray, window_px: int) -> np.ndarray:
-    """(h, w) float32 ink, 0 on paper to 1 on full ink, relative to the paper around each pixel:
-    its brightest within ``window_px`` (wider than any stroke), smoothed. Light that varies
-    across the sheet (a glare in one corner, a shadow) cancels, as one paper level cannot."""
-    kernel = np.ones((window_px, window_px), np.uint8)
-    brightest = cv2.dilate(cv2.medianBlur(gray, 3), kernel)  # the median first: noise is not paper
-    paper = cv2.blur(brightest.astype(np.float32), (window_px, window_px))
-    paper = np.maximum(paper, 1.0)
-    return np.clip((paper - gray.astype(np.float32)) / paper, 0, 1)
 
 
 def garden_patches(canonical: np.ndarray, margin: float, size: int = PATCH_PX, layout: Layout | None = None,

@@ -1,9 +1,12 @@
-"""Locate: find every sheet in a photo by its ArUco markers and fit its homography.
+"""Locate: find every sheet in a photo and fit its homography, by its markers or by its grid.
 
 Markers are detected on a small copy of the photo (fast), their corners refined, and grouped
 into sheets: each marker predicts where its sheet's page lies, and markers whose predictions
-agree (and whose ids differ) belong to one sheet. A sheet needs two markers to be fitted;
-a sheet with fewer is reported, not guessed.
+agree (and whose ids differ) belong to one sheet. A sheet with all its markers is fitted by
+them alone. Every other sheet (no markers printed, as on the publisher's pad; some covered; a
+corner cropped) is found by its garden grid (``grid.py``) and claimed only where the layout's
+boxes are found around it; a group of markers that neither fits nor lies on such a sheet is
+reported as a sheet seen in part, not guessed.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import cv2
 import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
+from sheetscan.reading.grid import find_grid_sheets, scale_at
 
 DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
 MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)
@@ -36,19 +40,26 @@ class SheetLocation:
         RMS distance between the detected marker corners and the fitted ones, in photo pixels.
     px_per_mm : float
         The sheet's scale in the photo, about its centre.
+    found_by : str
+        ``"markers"`` or ``"grid"``.
+    grid_lines : (2, 7, 2, 2) array or None
+        For a sheet found by its grid: each direction's lines as two end points in photo pixels.
     """
 
     homography: np.ndarray
     marker_ids: tuple[int, ...]
     alignment_error_px: float
     px_per_mm: float
+    found_by: str = "markers"
+    grid_lines: np.ndarray | None = None
 
     def scaled(self, factor: float) -> "SheetLocation":
         """The same sheet in a copy of the photo ``factor`` times as large (pixel centres kept)."""
         shift = (factor - 1) / 2
         enlarge = np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+        lines = None if self.grid_lines is None else (self.grid_lines + 0.5) * factor - 0.5
         return SheetLocation(enlarge @ self.homography, self.marker_ids, self.alignment_error_px * factor,
-                             self.px_per_mm * factor)
+                             self.px_per_mm * factor, self.found_by, lines)
 
     def page_corners(self, layout: Layout) -> np.ndarray:
         """The page's 4 corners (clockwise from the top left) in photo pixels."""
@@ -188,10 +199,13 @@ def _fit(group: list[tuple[int, np.ndarray]], layout: Layout) -> SheetLocation |
     homography, _ = cv2.findHomography(source[points], target[points], 0)
     fitted = cv2.perspectiveTransform(source[points].reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
     error = float(np.sqrt(np.mean(np.sum((fitted - target[points]) ** 2, axis=1))))
+    return SheetLocation(homography, tuple(sorted(group[k][0] for k in kept)), error, _scale(homography, layout))
+
+
+def _scale(homography: np.ndarray, layout: Layout) -> float:
+    """Photo pixels per layout millimetre about the page's centre."""
     width, height = layout.page_mm
-    middle = np.array([[[width / 2, height / 2]], [[width / 2 + 1, height / 2]]])
-    a, b = cv2.perspectiveTransform(middle, homography).reshape(2, 2)
-    return SheetLocation(homography, tuple(sorted(group[k][0] for k in kept)), error, float(np.linalg.norm(b - a)))
+    return scale_at(homography, (width / 2, height / 2))
 
 
 def _reading_order(sheets: list[SheetLocation], layout: Layout) -> list[SheetLocation]:
@@ -214,19 +228,69 @@ def _quality(found: Located) -> tuple:
             -sum(s.alignment_error_px / s.px_per_mm for s in found.sheets))
 
 
-def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
-    """Every sheet in the photo ``gray`` ((h, w) uint8), in reading order."""
-    layout = layout or load_layout()
-    best = None
-    for long_side in DETECT_LONG_SIDE:
+def _by_markers(gray: np.ndarray, layout: Layout, long_sides: tuple[int, ...]) -> tuple[list[SheetLocation], list[list]]:
+    """Sheets fitted by their markers, and the groups of markers that fit none, from the best
+    of detection passes at ``long_sides`` (the next tried only while a sheet is incomplete)."""
+    best, unfitted = None, []
+    for long_side in long_sides:
         groups = _group(detect_markers(gray, long_side, layout), layout)
         fitted = [_fit(group, layout) if len(group) >= MIN_MARKERS else None for group in groups]
         sheets = [sheet for sheet in fitted if sheet is not None]
         # a group that fits no sheet is one seen in part: a finer pass may fit it
-        found = Located(tuple(_reading_order(sheets, layout)), fitted.count(None))
+        found = Located(tuple(sheets), fitted.count(None))
         if best is None or _quality(found) > _quality(best):
-            best = found
-        complete = all(len(s.marker_ids) == len(layout.marker_ids) for s in best.sheets) and not best.partial
-        if best.sheets and complete or long_side >= max(gray.shape):
+            best, unfitted = found, [g for g, f in zip(groups, fitted, strict=True) if f is None]
+        if _complete(list(best.sheets), unfitted, layout) or long_side >= max(gray.shape):
             break
-    return best
+    return list(best.sheets), unfitted
+
+
+def _complete(marked: list[SheetLocation], unfitted: list, layout: Layout) -> bool:
+    """Whether markers found sheets, each with all its markers, and no group fits none."""
+    return bool(marked) and not unfitted and all(len(s.marker_ids) == len(layout.marker_ids) for s in marked)
+
+
+def _by_grid(gray: np.ndarray, layout: Layout) -> list[SheetLocation]:
+    return [SheetLocation(g.homography, (), g.fit_error_px, _scale(g.homography, layout), "grid", g.lines)
+            for g in find_grid_sheets(gray, layout)]
+
+
+def _inside(point: np.ndarray, sheet: SheetLocation, layout: Layout) -> bool:
+    page = sheet.page_corners(layout).astype(np.float32)
+    return cv2.pointPolygonTest(page, (float(point[0]), float(point[1])), False) >= 0
+
+
+def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
+    """Every sheet in the photo ``gray`` ((h, w) uint8), in reading order.
+
+    Markers are looked for on a coarse copy first: sheets with all of theirs are done. Grids
+    are looked for next, and a finer marker pass (markers too small for the coarse one) runs
+    where the coarse one found markers but not all of a sheet's, or found nothing at all.
+    """
+    layout = layout or load_layout()
+    marked, unfitted = _by_markers(gray, layout, DETECT_LONG_SIDE[:1]) if layout.marker_ids else ([], [])
+    if _complete(marked, unfitted, layout):
+        return Located(tuple(_reading_order(marked, layout)), 0)
+    gridded = _by_grid(gray, layout)
+    sheets, partial = _combine(marked, unfitted, gridded, layout)
+    if layout.marker_ids and (marked or unfitted or not sheets) and DETECT_LONG_SIDE[0] < max(gray.shape):
+        finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
+        if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))):
+            sheets, partial = _combine(*finer, gridded, layout)
+    return Located(tuple(_reading_order(sheets, layout)), partial)
+
+
+def _combine(marked: list[SheetLocation], unfitted: list, gridded: list[SheetLocation],
+             layout: Layout) -> tuple[list[SheetLocation], int]:
+    """One location per sheet: by all its markers where it has them, else by its grid, else by
+    the markers it has; and the groups of markers that lie on none of them."""
+    complete = [s for s in marked if len(s.marker_ids) == len(layout.marker_ids)]
+    width, height = layout.page_mm
+    centre = np.array([[[width / 2, height / 2]]])
+    sheets = complete + [g for g in gridded if not any(_inside(
+        cv2.perspectiveTransform(centre, g.homography).reshape(2), s, layout) for s in complete)]
+    sheets += [s for s in marked if len(s.marker_ids) < len(layout.marker_ids) and not any(_inside(
+        cv2.perspectiveTransform(centre, s.homography).reshape(2), g, layout) for g in sheets)]
+    partial = [group for group in unfitted
+               if not any(_inside(np.mean([c.mean(axis=0) for _, c in group], axis=0), s, layout) for s in sheets)]
+    return sheets, len(partial)

@@ -29,14 +29,20 @@ def region_box(region: Region) -> tuple[int, int, int, int]:
     return int(region.x * s), int(region.y * s), int(region.w * s), int(region.h * s)
 
 
-def draw_markers(gray: np.ndarray, located: Located, layout: Layout) -> np.ndarray:
-    """The photo with each fitted sheet's outline and its number."""
+def draw_located(gray: np.ndarray, located: Located, layout: Layout) -> np.ndarray:
+    """The photo with each fitted sheet's outline, its number, what found it and the fit error;
+    a sheet found by its grid shows the grid lines found."""
     image = cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
     thickness = max(2, max(gray.shape) // 400)
     for number, sheet in enumerate(located.sheets, start=1):
         corners = sheet.page_corners(layout)
         cv2.polylines(image, [np.round(corners).astype(np.int32)], True, GOOD, thickness, cv2.LINE_AA)
-        label = f"sheet {number}: markers {','.join(map(str, sheet.marker_ids))}, {sheet.alignment_error_px:.1f} px"
+        if sheet.grid_lines is not None:
+            for start, end in sheet.grid_lines.reshape(-1, 2, 2):
+                cv2.line(image, tuple(np.round(start).astype(int)), tuple(np.round(end).astype(int)), DOUBT,
+                         max(1, thickness // 2), cv2.LINE_AA)
+        cue = f"markers {','.join(map(str, sheet.marker_ids))}" if sheet.found_by == "markers" else "grid"
+        label = f"sheet {number}: {cue}, fit error {sheet.alignment_error_px:.1f} px"
         origin = tuple(int(v) for v in corners[0])
         cv2.putText(image, label, origin, FONT, thickness / 2, GOOD, thickness, cv2.LINE_AA)
     return image

@@ -17,7 +17,7 @@ from sheetscan.reading.decode import DecodedSheet, decode_sheet
 from sheetscan.errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
-from sheetscan.reading.pictures import draw_cells, draw_markers, draw_water
+from sheetscan.reading.pictures import draw_cells, draw_located, draw_water
 from sheetscan.reading.photo import Photo, load_photo
 from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
 from sheetscan.reading.verdict import Verdict, sheet_verdict
@@ -60,6 +60,7 @@ class SheetResult:
     boxes: BoxReading
     decoded: DecodedSheet  # the record that best fits the readings and the rules, its score and findings
     verdict: Verdict  # sure, or the readings to check
+    layout: Layout  # the sheet design it was read by
 
     @property
     def garden(self):
@@ -87,7 +88,7 @@ def _explain_no_sheet(photo: Photo) -> SheetscanError:
         return UnreadableSheetError("too dark to find a sheet; take the photo in more light")
     if cv2.Laplacian(small, cv2.CV_64F).var() < BLURRED_PHOTO:
         return UnreadableSheetError("too blurred to find a sheet; hold the phone still and focus")
-    return NoSheetError("no sheet found (none of its corner markers is visible)")
+    return NoSheetError("no sheet found (no garden grid with the sheet's boxes around it, and no corner markers)")
 
 
 def _finer_if_small(path: str | Path, photo: Photo, located: Located) -> tuple[Photo, Located]:
@@ -119,15 +120,16 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
                        boxes, decoded, sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown,
-                                                       decoded.findings))
+                                                       decoded.findings), layout)
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,
-               keep_images: bool = True, sheet_learning: bool = True) -> PhotoResult:
+               keep_images: bool = True, sheet_learning: bool = True, layout: Layout | None = None) -> PhotoResult:
     """Read and score every sheet of one photo; errors are returned in the result, not raised.
     Without ``keep_images`` the sheets' rectified images are dropped (1.5 MB a sheet); without
-    ``sheet_learning`` the decoder does not read cells drawn alike together (for comparisons)."""
-    layout = load_layout()
+    ``sheet_learning`` the decoder does not read cells drawn alike together (for comparisons).
+    ``layout`` is the sheets' design (the print-and-play sheet unless given)."""
+    layout = layout or load_layout()
     debug = Debug(debug_folder, Path(path).stem)
     try:
         load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
@@ -136,7 +138,7 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         located = locate_sheets(photo.gray, layout)
         if located.sheets:
             photo, located = _finer_if_small(path, photo, located)
-        debug.save("0-markers", lambda: draw_markers(photo.gray, located, layout))
+        debug.save("0-located", lambda: draw_located(photo.gray, located, layout))
         if not located.sheets:
             raise _explain_no_sheet(photo)
         sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number, keep_images,

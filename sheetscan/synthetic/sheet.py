@@ -70,9 +70,13 @@ def _rect(image: np.ndarray, region: Region, dpi: float, color=INK, thickness: i
     cv2.rectangle(image, (x, y), (x + w, y + h), color, thickness, cv2.LINE_AA)
 
 
-def _markers(image: np.ndarray, layout: Layout, dpi: float) -> None:
+def _markers(image: np.ndarray, layout: Layout, dpi: float, hidden: frozenset[int]) -> None:
+    if not layout.marker_ids:
+        return
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.marker_dictionary))
     for marker_id in layout.marker_ids:
+        if marker_id in hidden:
+            continue
         x, y, w, h = layout.region(f"marker_{marker_id}").px(dpi)
         marker = cv2.aruco.generateImageMarker(dictionary, marker_id, w)
         image[y : y + w, x : x + w] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
@@ -81,13 +85,13 @@ def _markers(image: np.ndarray, layout: Layout, dpi: float) -> None:
 def _garden(image: np.ndarray, layout: Layout, dpi: float) -> None:
     garden = layout.region("garden")
     x, y, w, h = garden.px(dpi)
-    line = max(1, round(mm_to_px(0.35, dpi)))
+    line = max(1, round(mm_to_px(layout.garden_line_mm, dpi)))
     for i in range(1, GRID_SIZE):
         cx = layout.cell(0, i).px(dpi)[0]
         cy = layout.cell(i, 0).px(dpi)[1]
         cv2.line(image, (cx, y), (cx, y + h), INK, line, cv2.LINE_AA)
         cv2.line(image, (x, cy), (x + w, cy), INK, line, cv2.LINE_AA)
-    border = max(2, round(mm_to_px(1.6, dpi)))
+    border = max(2, round(mm_to_px(layout.garden_border_mm, dpi)))
     cv2.rectangle(image, (x - border // 2, y - border // 2), (x + w + border // 2, y + h + border // 2), INK, border)
     cell_mm = layout.cell(0, 0).w
     for i in range(GRID_SIZE):
@@ -152,12 +156,13 @@ def _scoring(image: np.ndarray, layout: Layout, dpi: float) -> None:
         _text(image, label, layout.region(f"score_label_{category}"), dpi, height_frac=0.7)
 
 
-def render_sheet(dpi: float = 150, layout: Layout | None = None) -> np.ndarray:
-    """The blank sheet at ``dpi``: (height, width, 3) uint8 BGR."""
+def render_sheet(dpi: float = 150, layout: Layout | None = None, hidden_markers: frozenset[int] = frozenset()) -> np.ndarray:
+    """The blank sheet at ``dpi``: (height, width, 3) uint8 BGR; ``hidden_markers`` are left
+    unprinted (a sheet without markers, or with some covered)."""
     layout = layout or load_layout()
     width, height = layout.page_px(dpi)
     image = np.full((height, width, 3), PAPER, np.uint8)
-    _markers(image, layout, dpi)
+    _markers(image, layout, dpi, hidden_markers)
     _text(image, layout.title_text, layout.region("title"), dpi)
     name = layout.region("name")
     _rect(image, name, dpi)
@@ -171,9 +176,9 @@ def render_sheet(dpi: float = 150, layout: Layout | None = None) -> np.ndarray:
     return image
 
 
-def write_sheet(path: Path, dpi: float = 300) -> None:
-    """Write the blank sheet as PDF (by suffix) or PNG, at ``dpi``."""
-    image = render_sheet(dpi)
+def write_sheet(path: Path, dpi: float = 300, layout: Layout | None = None) -> None:
+    """Write the blank sheet of ``layout`` as PDF (by suffix) or PNG, at ``dpi``."""
+    image = render_sheet(dpi, layout)
     rgb = Image.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
     if path.suffix.lower() == ".pdf":
         rgb.save(path, "PDF", resolution=dpi)

@@ -19,11 +19,12 @@ from sheetscan.synthetic.digits import pick_writer
 from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
 from sheetscan.game.garden import SheetRecord, Turn, TurnKind
 from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game, player_drawings
-from sheetscan.design.layout import MM_PER_INCH, load_layout
+from sheetscan.design.layout import MM_PER_INCH, Layout, load_layout
 from sheetscan.synthetic.pen import random_style
 from sheetscan.game.rules import MAX_PRUNINGS
 from sheetscan.synthetic.sheet import render_sheet
 from sheetscan.game.simulate import play_game
+from sheetscan.names import DEFAULT_LAYOUT, MARKER_PRINTS
 
 DPI_CHOICES = (100, 150, 200, 250, 300)  # sheets are drawn at the nearest dpi above the photo's scale
 TYPICAL_FILL = 0.85  # share of the photo's long side a sheet spans at most, about
@@ -45,16 +46,31 @@ class SynthPhoto:
     truth: dict
 
 
-@lru_cache(maxsize=len(DPI_CHOICES))
-def _blank(dpi: int) -> np.ndarray:
-    image = render_sheet(dpi)
+@lru_cache(maxsize=4 * len(DPI_CHOICES))
+def _blank(dpi: int, hidden_markers: frozenset[int] = frozenset(), layout_name: str = DEFAULT_LAYOUT) -> np.ndarray:
+    image = render_sheet(dpi, load_layout(layout_name), hidden_markers=hidden_markers)
     image.setflags(write=False)
     return image
 
 
-def sheet_dpi(size: tuple[int, int], sheets: int) -> int:
+def hidden_markers(markers: str, rng: np.random.Generator, layout: Layout) -> frozenset[int]:
+    """The markers left unprinted on a sheet whose markers are printed as ``markers``
+    (MARKER_PRINTS): none, all, or one to three of the four at random (a layout without
+    markers has none to hide)."""
+    ids = layout.marker_ids
+    if markers not in MARKER_PRINTS:
+        raise ValueError(f"markers must be one of {', '.join(MARKER_PRINTS)}, not {markers!r}")
+    if markers == "all" or not ids:
+        return frozenset()
+    if markers == "none":
+        return frozenset(ids)
+    count = int(rng.integers(1, len(ids)))
+    return frozenset(int(i) for i in rng.choice(ids, count, replace=False))
+
+
+def sheet_dpi(size: tuple[int, int], sheets: int, layout: Layout) -> int:
     """The drawing dpi that gives a sheet at least as many pixels as it covers in the photo."""
-    page_h_mm = load_layout().page_mm[1]
+    page_h_mm = layout.page_mm[1]
     per_row = int(np.ceil(np.sqrt(sheets)))
     needed = TYPICAL_FILL * max(size) / per_row / (page_h_mm / MM_PER_INCH)
     return next((dpi for dpi in DPI_CHOICES if dpi >= needed), DPI_CHOICES[-1])
@@ -86,26 +102,31 @@ def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetReco
 
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
-                scramble: bool = False, held_out_styles: bool = False) -> SynthPhoto:
+                scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
+                layout_name: str = DEFAULT_LAYOUT) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
+    ``markers`` prints the corner markers as MARKER_PRINTS says; the games, hands and camera
+    are the same whatever it is, so runs with and without markers compare sheet for sheet.
+    ``layout_name`` is the sheet design drawn (LAYOUT_NAMES).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     rng = np.random.default_rng([seed, index, sheets_per_photo])
     portrait = sheets_per_photo == 1 and rng.random() < PORTRAIT_CHANCE
     size = photo_size(rng, level, portrait, megapixels)
-    dpi = sheet_dpi(size, sheets_per_photo)
-    layout = load_layout()
+    layout = load_layout(layout_name)
+    dpi = sheet_dpi(size, sheets_per_photo, layout)
     # Each concern draws from its own stream, so that a new way to draw moves neither the games
     # nor the camera (nor a scrambled record the games).
     scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])
     hands = np.random.default_rng([seed, index, sheets_per_photo, 2])
     camera = np.random.default_rng([seed, index, sheets_per_photo, 3])
     writers = np.random.default_rng([seed, index, sheets_per_photo, 4])
-    drawn, games, records, styles, drawings = [], [], [], [], []
+    printer = np.random.default_rng([seed, index, sheets_per_photo, 5])
+    drawn, games, records, styles, drawings, hidden_per_sheet = [], [], [], [], [], []
     for _ in range(sheets_per_photo):
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
         record = scrambled_record(game.record, scrambler) if scramble else game.record
@@ -113,7 +134,9 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
         if held_out_styles or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
             style = replace(style, writer=pick_writer(writers, held_out_styles))
         hand = player_drawings(hands, held_out_styles)
-        drawn.append(draw_game(_blank(dpi), record, layout, dpi, style, hand, hands,
+        hidden = hidden_markers(markers, printer, layout)
+        hidden_per_sheet.append(sorted(hidden))
+        drawn.append(draw_game(_blank(dpi, hidden, layout_name), record, layout, dpi, style, hand, hands,
                                crossed_out_chance=SCRAMBLED_CROSSED_OUT if scramble else CROSSED_OUT_CHANCE))
         games.append(game)
         records.append(record)
@@ -124,7 +147,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     if not encoded:
         raise RuntimeError("OpenCV could not encode the photo as JPEG")
     sheets = []
-    for game, record, style, hand, sheet, corners in zip(games, records, styles, drawings, drawn, photo.corners, strict=True):
+    for game, record, style, hand, sheet, corners, hidden in zip(games, records, styles, drawings, drawn, photo.corners,
+                                                                  hidden_per_sheet, strict=True):
         sheets.append({
             "garden": garden_to_dict(record.garden),
             "score": game.breakdown,
@@ -138,10 +162,11 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
             "name": sheet.name,
             "mark": sheet.mark,
             "distractors": list(sheet.distractors),
+            "hidden_markers": hidden,
             "dpi": dpi,
             "skill": round(game.skill, 3),
         })
-    truth = {"image": f"{index:04d}.jpg", "seed": seed, "index": index, "level": level,
+    truth = {"image": f"{index:04d}.jpg", "seed": seed, "index": index, "level": level, "layout": layout_name,
              "jpeg_quality": photo.jpeg_quality, "camera": photo.params, "sheets": sheets}
     return SynthPhoto(buffer.tobytes(), truth)
 
@@ -160,9 +185,11 @@ def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> lis
 
 
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
-                megapixels: float | None = None, held_out_styles: bool = False) -> Path:
+                megapixels: float | None = None, held_out_styles: bool = False, markers: str = "all",
+                layout_name: str = DEFAULT_LAYOUT) -> Path:
     """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path."""
-    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles)
+    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles,
+                        markers=markers, layout_name=layout_name)
     image_path = out / photo.truth["image"]
     image_path.write_bytes(photo.jpeg)
     (out / f"{index:04d}.json").write_text(json.dumps(photo.truth, indent=1))

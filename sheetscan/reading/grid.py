@@ -1,0 +1,367 @@
+"""Locate without markers: find each sheet by its garden grid, then check it against the layout.
+
+1. Candidates. On a small copy of the photo, binarised against the local paper, every contour
+   whose convex hull is a quadrilateral it fills is a possible outline of a garden.
+2. The grid's own lines. A candidate is warped to a square, and each of the 7 lines of each
+   direction is looked for near where a 6x6 grid puts it: the darkest point across the line in
+   short stretches along it, a straight line fitted through those that agree. The 49
+   intersections give the garden's homography; the fit is done twice, the second time on the
+   first's square, so a rough outline still lands every line.
+3. The way round, and the claim. The grid is square: the page may lie any of 4 ways round it.
+   For each, the layout's outlined boxes (turn boxes, scoring boxes, the name line) are looked
+   for where it puts them: ink profiles across each side, sampled in the photo. The way that finds most wins, and the sheet is claimed only if it
+   finds most of them; where they are found refines the page's homography beyond the grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sheetscan.design.layout import Layout, Region
+from sheetscan.game.rules import GRID_SIZE
+from sheetscan.reading.ink import local_ink_map
+
+CANDIDATE_LONG_SIDE = 1200  # candidates are found on a copy of the photo this size
+BINARY_WINDOW = 1 / 40  # of the copy's long side: the local paper for binarising (wider than a line)
+BINARY_OFFSET = 10  # grey levels below the local mean that count as ink
+MIN_GRID_SIDE = 0.05  # of the copy's long side: a smaller quadrilateral is not a readable garden
+QUAD_TOLERANCE = 0.03  # of a hull's perimeter: how far its outline may stray from 4 straight sides
+MIN_FILL = 0.85  # share of its quadrilateral that a garden's outline fills
+FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
+LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
+LINE_SEARCH = 0.3  # of a cell: how far from where it is expected a line is looked for
+LINE_STRETCHES = 24  # stretches along each line where the ink across it is profiled
+LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted line agrees
+MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
+MIN_LINE_INK = 0.12  # ink above the stretch's median for a peak across a line to count
+LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
+WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
+BOX_SEARCH_MM = 1.5  # how far from where the layout puts it a box's side is looked for
+BOX_PROFILE_MM = 3.0  # the profile across a side reaches this far each way
+BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
+BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
+MIN_BOX_INK = 0.1  # ink of a side's darkest point above its profile's median for it to count
+MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found to claim a sheet
+OUTLINED_KINDS = ("turn", "score", "name")  # boxes every sheet prints with a dark outline
+
+
+@dataclass(frozen=True)
+class GridSheet:
+    """A sheet found by its grid.
+
+    Attributes
+    ----------
+    homography : (3, 3) array
+        Layout millimetres to pixels of the photo the grid was found on.
+    boxes_found : float
+        Share of the layout's outlined boxes found where the homography puts them.
+    fit_error_px : float
+        RMS distance between the found grid intersections and box corners and the fitted ones.
+    lines : (2, 7, 2, 2) array
+        Each direction's grid lines as two end points in photo pixels (for the debug picture).
+    """
+
+    homography: np.ndarray
+    boxes_found: float
+    fit_error_px: float
+    lines: np.ndarray
+
+
+def _shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
+    factor = min(1.0, long_side / max(gray.shape))
+    if factor == 1.0:
+        return gray, 1.0
+    return cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), factor
+
+
+def _scaling(factor: float) -> np.ndarray:
+    """(3, 3) map from a photo's pixel centres to those of a copy ``factor`` times its size."""
+    shift = (factor - 1) / 2
+    return np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    """The 4 corners in clockwise order (in image coordinates), from the one nearest the top left."""
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    ordered = quad[np.argsort(angles)]
+    start = int(np.argmin(ordered.sum(axis=1)))
+    return np.roll(ordered, -start, axis=0)
+
+
+def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
+    """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, largest first."""
+    small, factor = _shrunk(gray, CANDIDATE_LONG_SIDE)
+    window = int(BINARY_WINDOW * max(small.shape)) | 1
+    ink = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, window, BINARY_OFFSET)
+    contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    min_side = MIN_GRID_SIDE * max(small.shape)
+    quads = []
+    for contour in contours:
+        if cv2.contourArea(contour) < min_side**2 * MIN_FILL:
+            continue
+        hull = cv2.convexHull(contour)
+        quad = cv2.approxPolyDP(hull, QUAD_TOLERANCE * cv2.arcLength(hull, True), True).reshape(-1, 2)
+        if len(quad) != 4:
+            continue
+        area = cv2.contourArea(quad.astype(np.float32))
+        sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
+        if sides.min() < min_side or cv2.contourArea(contour) < MIN_FILL * area or sides.max() > 3 * sides.min():
+            continue
+        quads.append((area, (_clockwise(quad.astype(np.float64)) + 0.5) / factor - 0.5))
+    return [quad for _, quad in sorted(quads, key=lambda item: -item[0])]
+
+
+def _line_peaks(ink: np.ndarray, across: int, expected: float, along: tuple[float, float], cell_px: float) -> np.ndarray:
+    """(k, 3) peaks (stretch, position along, position across) of the ink across one line in
+    each stretch along it: every local maximum dark enough, for a player's pond outline may run
+    beside the printed line, darker than it. ``across`` is 1 for a vertical line (x across),
+    0 for a horizontal one."""
+    reach = int(round(LINE_SEARCH * cell_px))
+    centre = int(round(expected))
+    low, high = max(centre - reach, 0), min(centre + reach + 1, ink.shape[1] if across == 1 else ink.shape[0])
+    band = ink[:, low:high] if across == 1 else ink[low:high, :].T
+    edges = np.linspace(along[0], along[1], LINE_STRETCHES + 1).round().astype(int)
+    profiles = np.add.reduceat(band[edges[0] : edges[-1]], edges[:-1] - edges[0], axis=0) / np.diff(edges)[:, None]
+    floor = np.median(profiles, axis=1, keepdims=True) + MIN_LINE_INK
+    left, mid, right = profiles[:, :-2], profiles[:, 1:-1], profiles[:, 2:]
+    stretch, peak = np.nonzero((mid >= left) & (mid > right) & (mid >= floor))
+    curvature = left[stretch, peak] - 2 * mid[stretch, peak] + right[stretch, peak]
+    # sub-pixel: the parabola through the peak and its neighbours
+    offset = np.where(curvature < 0, 0.5 * (left[stretch, peak] - right[stretch, peak]) / np.minimum(curvature, -1e-9), 0)
+    middle = (edges[:-1] + edges[1:] - 1) / 2
+    return np.stack([stretch, middle[stretch], low + peak + 1 + offset], axis=1).astype(np.float64)
+
+
+def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[float, float] | None:
+    """(intercept, slope) of across = intercept + slope * along through the most stretches'
+    peaks (a vote over slopes and the peaks' intercepts, ties to the line nearest ``expected``),
+    refined by least squares; None if too few stretches agree."""
+    if len(peaks) < 2:
+        return None
+    stretch, along, across = peaks.T
+    in_stretch = np.zeros((len(peaks), LINE_STRETCHES), np.float32)
+    in_stretch[np.arange(len(peaks)), stretch.astype(int)] = 1
+    best = (0, 0.0, expected, 0.0)
+    for slope in LINE_SLOPES:
+        intercepts = across - slope * along
+        near = np.abs(intercepts[:, None] - intercepts[None, :]) <= tolerance
+        votes = (near.astype(np.float32) @ in_stretch > 0).sum(axis=1)  # stretches (not peaks) agreeing with each peak's line
+        for k in np.flatnonzero(votes == votes.max()):
+            mid = along.mean()
+            key = (int(votes[k]), -abs(intercepts[k] + slope * mid - expected))
+            if key > (best[0], best[3]):
+                best = (int(votes[k]), float(slope), float(intercepts[k]), key[1])
+    votes, slope, intercept, _ = best
+    if votes < MIN_LINE_AGREEMENT * LINE_STRETCHES:
+        return None
+    for _ in range(2):
+        residual = np.abs(across - intercept - slope * along)
+        agree = residual <= tolerance
+        slope, intercept = np.polyfit(along[agree], across[agree], 1)
+    return float(intercept), float(slope)
+
+
+def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, float]]] | None:
+    """The 7 vertical and 7 horizontal lines of a grid warped to ``square`` (a cell is ``cell_px``),
+    or None if any is missing."""
+    ink = local_ink_map(square, int(cell_px) | 1)
+    start = LINE_MARGIN * cell_px
+    along = (start, start + GRID_SIZE * cell_px)
+    lines = []
+    for across in (1, 0):
+        fitted = []
+        for i in range(GRID_SIZE + 1):
+            expected = start + i * cell_px
+            line = _fit_line(_line_peaks(ink, across, expected, along, cell_px), LINE_AGREEMENT * cell_px, expected)
+            if line is None:
+                return None
+            fitted.append(line)
+        lines.append(fitted)
+    return lines
+
+
+def _intersections(lines: list[list[tuple[float, float]]]) -> np.ndarray:
+    """(7, 7, 2) points (x, y) where vertical line i meets horizontal line j, at [j, i]."""
+    points = np.empty((GRID_SIZE + 1, GRID_SIZE + 1, 2))
+    for i, (a, b) in enumerate(lines[0]):  # x = a + b * y
+        for j, (c, d) in enumerate(lines[1]):  # y = c + d * x
+            y = (c + d * a) / (1 - d * b)
+            points[j, i] = (a + b * y, y)
+    return points
+
+
+def grid_corners_mm(layout: Layout) -> np.ndarray:
+    """(7, 7, 2) where the layout puts the grid's line crossings in millimetres, at [row, col]:
+    inner lines on the cells' edges, the outer border on its centre, half its width outside."""
+    garden = layout.region("garden")
+    cell = garden.w / GRID_SIZE
+    positions = np.arange(GRID_SIZE + 1) * cell
+    positions[0] -= layout.garden_border_mm / 2
+    positions[-1] += layout.garden_border_mm / 2
+    xs, ys = np.meshgrid(garden.x + positions, garden.y + positions)
+    return np.stack([xs, ys], axis=-1)
+
+
+def _fit_grid(gray: np.ndarray, garden_to_photo: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray] | None:
+    """The grid's 49 crossings in ``gray``'s pixels, (7, 7, 2), and its lines' end points, found
+    near where ``garden_to_photo`` (grid crossings' millimetres to pixels) puts them."""
+    garden = layout.region("garden")
+    cell_mm = garden.w / GRID_SIZE
+    # a square coarser than the photo would skip thin lines between its samples
+    cell_px = int(np.clip(round(cell_mm * scale_at(garden_to_photo, garden.center)), *FIT_CELL_PX))
+    side = int(round((GRID_SIZE + 2 * LINE_MARGIN) * cell_px))
+    scale = cell_px / cell_mm
+    # square pixel centres -> garden millimetres
+    to_mm = np.array([[1 / scale, 0, garden.x - LINE_MARGIN * cell_mm + 0.5 / scale],
+                      [0, 1 / scale, garden.y - LINE_MARGIN * cell_mm + 0.5 / scale], [0, 0, 1]])
+    square_to_photo = garden_to_photo @ to_mm
+    square = cv2.warpPerspective(gray, square_to_photo, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                 borderValue=255)
+    lines = _grid_lines(square, cell_px)
+    if lines is None:
+        return None
+    crossings = cv2.perspectiveTransform(_intersections(lines).reshape(-1, 1, 2), square_to_photo).reshape(7, 7, 2)
+    ends = np.array([crossings[[0, -1], :].transpose(1, 0, 2), crossings[:, [0, -1]]])
+    return crossings, ends
+
+
+def scale_at(homography: np.ndarray, point_mm: tuple[float, float]) -> float:
+    """Pixels per millimetre of ``homography`` at ``point_mm``."""
+    x, y = point_mm
+    a, b = cv2.perspectiveTransform(np.array([[[x, y]], [[x + 1, y]]], np.float64), homography).reshape(2, 2)
+    return float(np.linalg.norm(b - a))
+
+
+def _rotations(layout: Layout) -> list[np.ndarray]:
+    """(3, 3) maps of layout millimetres turning the garden k quarter turns about its centre."""
+    cx, cy = layout.region("garden").center
+    turns = []
+    for k in range(4):
+        cos, sin = np.round(np.cos(k * np.pi / 2)), np.round(np.sin(k * np.pi / 2))
+        turns.append(np.array([[cos, -sin, cx - cos * cx + sin * cy], [sin, cos, cy - sin * cx - cos * cy], [0, 0, 1]]))
+    return turns
+
+
+def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Region]) -> tuple[np.ndarray, np.ndarray]:
+    """Ink profiles across each side (left, top, right, bottom) of each box, sampled in the
+    photo where ``page_to_photo`` puts them and averaged along the side's middle:
+    (boxes, 4, samples) ink (0 paper, 1 ink) against the profile's brightest, and (boxes, 4)
+    whether the whole profile lies inside the photo."""
+    across = np.arange(-BOX_PROFILE_MM, BOX_PROFILE_MM + 1e-9, BOX_PROFILE_STEP_MM)
+    along = np.linspace(0.15, 0.85, BOX_ALONG_SAMPLES)
+    x0, y0, x1, y1 = (np.array([[b.x, b.y, b.x + b.w, b.y + b.h] for b in boxes]).T[..., None, None])
+    a, c = along[:, None], across[None, :]
+    xs = np.stack(np.broadcast_arrays(x0 + c, x0 + a * (x1 - x0), x1 + c, x0 + a * (x1 - x0)), axis=1)
+    ys = np.stack(np.broadcast_arrays(y0 + a * (y1 - y0), y0 + c, y0 + a * (y1 - y0), y1 + c), axis=1)
+    points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), page_to_photo)
+    points = points.reshape(*xs.shape, 2).astype(np.float32)
+    height, width = gray.shape
+    inside = ((points[..., 0] >= 0) & (points[..., 0] <= width - 1) & (points[..., 1] >= 0)
+              & (points[..., 1] <= height - 1)).all(axis=(2, 3))
+    values = cv2.remap(gray, points[..., 0].reshape(-1, len(across)), points[..., 1].reshape(-1, len(across)),
+                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    profiles = values.reshape(xs.shape).astype(np.float32).mean(axis=2)
+    paper = np.maximum(profiles.max(axis=2, keepdims=True), 1.0)
+    return (paper - profiles) / paper, inside
+
+
+def _side_offsets(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """(boxes, 4) how far (mm) each side lies from where the layout puts it, NaN where its
+    darkest point near there is not dark enough against its profile (or lies outside the photo)."""
+    across = np.arange(ink.shape[-1]) * BOX_PROFILE_STEP_MM - BOX_PROFILE_MM
+    near = np.abs(across) <= BOX_SEARCH_MM
+    peak = np.argmax(np.where(near, ink, -1), axis=-1)
+    strength = np.take_along_axis(ink, peak[..., None], axis=-1)[..., 0] - np.median(ink, axis=-1)
+    return np.where((strength >= MIN_BOX_INK) & inside, across[peak], np.nan)
+
+
+def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
+    """Share of the layout's outlined boxes found where ``page_to_photo`` puts them (3 sides of
+    4 at least), and the boxes found whole as (corners in layout millimetres, where found)."""
+    boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
+    offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes))
+    found_sides = np.isfinite(offsets).sum(axis=1)
+    corners = []
+    for region, (left, top, right, bottom) in zip(boxes, offsets, strict=True):
+        if np.isfinite([left, top, right, bottom]).all():
+            layout_corners = np.array([[region.x, region.y], [region.x + region.w, region.y],
+                                       [region.x + region.w, region.y + region.h], [region.x, region.y + region.h]])
+            seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
+            corners.append((layout_corners, seen))
+    return float(np.mean(found_sides >= 3)), corners
+
+
+def _homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
+    homography, _ = cv2.findHomography(source.reshape(-1, 2), target.reshape(-1, 2), 0)
+    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    return homography, float(np.sqrt(np.mean(np.sum((fitted - target.reshape(-1, 2)) ** 2, axis=1))))
+
+
+def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridSheet | None:
+    """The sheet whose garden ``outline`` ((4, 2) corners clockwise in ``gray``) roughly traces,
+    fitted by its grid and claimed by its boxes; None if either is not found."""
+    crossings_mm = grid_corners_mm(layout)
+    corners_mm = crossings_mm[[0, 0, -1, -1], [0, -1, -1, 0]].astype(np.float32)
+    garden_to_photo = cv2.getPerspectiveTransform(corners_mm, outline.astype(np.float32))
+    for _ in range(2):  # the first fit starts from the outline, the second from the first
+        fit = _fit_grid(gray, garden_to_photo, layout)
+        if fit is None:
+            return None
+        crossings, ends = fit
+        garden_to_photo, _ = _homography(crossings_mm, crossings)
+    best = None
+    for turn in _rotations(layout):
+        page_to_photo = garden_to_photo @ turn
+        share, box_corners = _boxes(gray, page_to_photo, layout)
+        if best is None or share > best[0]:
+            best = (share, page_to_photo, box_corners, turn)
+    share, page_to_photo, box_corners, turn = best
+    if share < MIN_BOXES_FOUND:
+        return None
+    # the page's crossings are the turned ones; the boxes add points beyond the grid
+    source = [cv2.perspectiveTransform(crossings_mm.reshape(-1, 1, 2), np.linalg.inv(turn)).reshape(-1, 2)]
+    target = [crossings.reshape(-1, 2)]
+    for layout_corners, seen in box_corners:
+        source.append(layout_corners)
+        target.append(cv2.perspectiveTransform(seen.reshape(-1, 1, 2), page_to_photo).reshape(-1, 2))
+    homography, error = _homography(np.concatenate(source), np.concatenate(target))
+    return GridSheet(homography, share, error, ends)
+
+
+def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
+    """Every sheet in ``gray`` found by its grid and claimed by its boxes, largest first; a
+    candidate inside a sheet already found is not tried."""
+    sheets: list[GridSheet] = []
+    taken: list[np.ndarray] = []
+    copies: dict[int, np.ndarray] = {0: gray}
+    for outline in grid_candidates(gray):
+        centre = outline.mean(axis=0).astype(np.float32)
+        if any(cv2.pointPolygonTest(page.astype(np.float32), tuple(map(float, centre)), False) >= 0 for page in taken):
+            continue
+        # halve the photo while the sheet has at least twice WORK_PX_PER_MM (sampled lines alias otherwise)
+        halvings = max(0, int(np.floor(np.log2(_px_per_mm(outline, layout) / WORK_PX_PER_MM))))
+        if halvings not in copies:
+            copies[halvings] = _shrunk(gray, max(gray.shape) / 2**halvings)[0]
+        work = copies[halvings]
+        factor = work.shape[1] / gray.shape[1]
+        sheet = fit_sheet(work, (outline + 0.5) * factor - 0.5, layout)
+        if sheet is None:
+            continue
+        back = np.linalg.inv(_scaling(factor))
+        sheet = GridSheet(back @ sheet.homography, sheet.boxes_found, sheet.fit_error_px / factor,
+                          (sheet.lines + 0.5) / factor - 0.5)
+        sheets.append(sheet)
+        width, height = layout.page_mm
+        page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
+        taken.append(cv2.perspectiveTransform(page, sheet.homography).reshape(4, 2))
+    return sheets
+
+
+def _px_per_mm(outline: np.ndarray, layout: Layout) -> float:
+    """A garden outline's rough scale: its mean side over the garden's side."""
+    sides = np.linalg.norm(outline - np.roll(outline, 1, axis=0), axis=1)
+    return float(sides.mean() / (layout.region("garden").w + layout.garden_border_mm))
