@@ -16,6 +16,7 @@ from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
 from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
 from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
+from sheetscan.present.layout_command import layout_app
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
 # 'rescore' of a thousand garden files starts fast.
@@ -27,6 +28,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(bench_app, name="bench")
+app.add_typer(layout_app, name="layout")
 
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]
@@ -332,6 +334,7 @@ def synth(
     held_out_styles: HeldOutStyles = False,
     markers: MarkersOption = "all",
     layout: LayoutNameOption = DEFAULT_LAYOUT,
+    blank: bool = typer.Option(False, "--blank", help="Photograph blank sheets (one per photo), to make a layout from."),
 ) -> None:
     """Make synthetic photos of filled sheets with their ground truth: legal games, drawn by
     hand, photographed at the camera level.
@@ -344,7 +347,8 @@ def synth(
     out.mkdir(parents=True, exist_ok=True)
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
-            write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles, markers.value, layout.value)
+            write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles, markers.value, layout.value,
+                        blank)
     typer.echo(f"wrote {n} photos and their truth to {out}")
 
 

@@ -157,7 +157,7 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
 @pytest.mark.parametrize("successes, trials, low, high", [(8, 10, 0.490, 0.943), (0, 10, 0.0, 0.278),
                                                           (10, 10, 0.722, 1.0), (96, 100, 0.901, 0.984)])
 def test_wilson_interval_matches_published_values(successes, trials, low, high):
-    from sheetscan.lab.bench import wilson_interval
+    from sheetscan.lab.stats import wilson_interval
 
     assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=0.0015)
 

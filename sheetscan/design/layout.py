@@ -59,6 +59,7 @@ class Layout:
     regions: tuple[Region, ...]
     garden_border_mm: float = 0.0  # the width of the garden's outer line, centred half of it outside the cells
     garden_line_mm: float = 0.35  # the width of its inner lines
+    document: dict = field(default_factory=dict, repr=False, compare=False)  # the compact form it was expanded from
     _by_name: dict[str, Region] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -159,6 +160,7 @@ def expand_layout(document: dict[str, Any]) -> Layout:
             regions=tuple(regions),
             garden_border_mm=float(garden.get("border_mm", 0.0)),
             garden_line_mm=float(garden.get("line_mm", 0.35)),
+            document=document,
         )
     except (KeyError, TypeError, IndexError) as error:
         raise LayoutError(f"layout is missing or has a malformed member ({error})") from None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import resource
 import subprocess
@@ -21,7 +20,8 @@ from sheetscan.game.gardenfile import garden_to_dict, record_to_dict
 from sheetscan.game.rules import DECORATION_BY_LETTER
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
-from sheetscan.design.layout import load_layout
+from sheetscan.design.layout import Layout, load_layout
+from sheetscan.lab.stats import wilson_interval
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.synthetic.synth import match_truth, synth_photo
 from sheetscan.game.table import Player, rank, winners
@@ -134,12 +134,14 @@ def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dic
 
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
-               layout_name: str = DEFAULT_LAYOUT) -> dict:
+               layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
     ``held_out_styles`` draws the sheets with the archetypes held out of training alone;
     without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
     prints the corner markers as synth_photo says (the same sheets whatever it is);
-    ``layout_name`` is the sheet design drawn and read."""
+    ``layout_name`` is the sheet design drawn, and read unless ``read_layout`` is given (a
+    layout made from a photo, to compare with the design's own)."""
+    read_layout = read_layout or load_layout(layout_name)
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -152,7 +154,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                                 layout_name=layout_name)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
-            result = read_photo(path, sheet_learning=sheet_learning, layout=load_layout(layout_name))
+            result = read_photo(path, sheet_learning=sheet_learning, layout=read_layout)
             totals["sheets"] += len(photo.truth["sheets"])
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
@@ -169,11 +171,12 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen[1] += tally["cells"]
             if say:
                 say(index)
-        speed = _read_speed(Path(folder), seed, level, markers, layout_name)
+        speed = _read_speed(Path(folder), seed, level, markers, layout_name, read_layout)
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
-        "sheet_learning": sheet_learning, "markers": markers, "layout": layout_name, "sheets": totals["sheets"],
+        "sheet_learning": sheet_learning, "markers": markers, "layout": layout_name,
+        "read_layout": read_layout.name, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
         "water_accuracy": totals["water"] / cells,
@@ -191,14 +194,14 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     }
 
 
-def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, repeats: int = 3) -> dict:
+def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
+                repeats: int = 3) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
     peak memory of a whole ``sheetscan score`` process on it."""
     from sheetscan.reading.pipeline import read_photo
 
     path = folder / "twelve.jpg"
     path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12, markers=markers, layout_name=layout_name).jpeg)
-    layout = load_layout(layout_name)
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
@@ -214,7 +217,9 @@ def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: 
     finally:
         cv2.setNumThreads(threads)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "cli", "score", "--json", "--layout", layout_name, str(path)], check=True,
+    layout_file = folder / "layout.json"
+    layout_file.write_text(json.dumps(layout.document))
+    subprocess.run([sys.executable, "-m", "cli", "score", "--json", "--layout", str(layout_file), str(path)], check=True,
                    stdout=subprocess.DEVNULL)
     peak_kib = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before)
     read, decode = float(np.median(reads)), float(np.median(decodes))
@@ -379,17 +384,6 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
         "speedup_by_round": [round(a / b, 2) for a, b in zip(timings["one_job"], timings["all_jobs"])],
         "cores_busy": round(float(np.median(busy)), 3),
     }
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a share (95% for the default ``z``): where the share of a
-    much larger run would likely fall. Sound near 0% and 100%, where the normal one is not."""
-    if not trials:
-        return 0.0, 1.0
-    share, spread = successes / trials, z * z / trials
-    centre = (share + spread / 2) / (1 + spread)
-    half = z * math.sqrt(share * (1 - share) / trials + spread / (4 * trials)) / (1 + spread)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _cpu_seconds() -> float:

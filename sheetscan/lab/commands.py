@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -70,6 +71,8 @@ def bench_read_command(
     held_out_styles: HeldOutStyles = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
+    read_layout: Optional[Path] = typer.Option(None, "--read-layout", help="Read with this layout file (one made by "
+                                               "`layout from-photo`) instead of the design's own."),
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh synthetic photos and compare with their truth: per-cell accuracy, exact
@@ -77,16 +80,24 @@ def bench_read_command(
 
     Example: sheetscan bench read --n 100 --seed 1 --level phone
     """
+    from sheetscan.design.layout import LayoutError, layout_from
     from sheetscan.lab import bench
+
+    try:
+        reader_layout = layout_from(str(read_layout)) if read_layout else None
+    except LayoutError as error:
+        typer.echo(f"sheetscan: {error}", err=True)
+        raise typer.Exit(2) from None
 
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
-                             layout_name=layout.value)
+                             layout_name=layout.value, read_layout=reader_layout)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     _print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}), "
+        f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}"
+        f"{', read with ' + str(read_layout) if read_layout else ''}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
         f"  decoration per cell {f['decoration_accuracy']:.2%} (by pen: {pens})",
         f"  water per cell      {f['water_accuracy']:.2%}",
@@ -181,6 +192,7 @@ def bench_locate_command(
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
     negatives: int = typer.Option(100, "--negatives", min=0, help="Photos of no sheet of this game (tables, text, "
                                   "sudoku, calendars, graph paper, a bare 6x6 grid)."),
+    layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Locate the sheets of N fresh photos with all, none and some (1 to 3 of 4) of their
@@ -191,10 +203,11 @@ def bench_locate_command(
     """
     from sheetscan.lab.locating import bench_locate
 
-    total = n * 3 + negatives
+    total = n * (len(MARKER_PRINTS) if layout.value == DEFAULT_LAYOUT else 1) + negatives
     with typer.progressbar(length=total, label=f"locate {level.value}", file=sys.stderr) as bar:
-        f = bench_locate(n, seed, level.value, sheets_per_photo, negatives, say=lambda _: bar.update(1))
-    lines = [f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheet(s) (seed {f['seed']})"]
+        f = bench_locate(n, seed, level.value, sheets_per_photo, negatives, say=lambda _: bar.update(1),
+                         layout_name=layout.value)
+    lines = [f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheet(s) (seed {f['seed']})"]
     for markers, m in f["by_markers"].items():
         lines.append(f"  markers {markers:<5} found {m['sheets_found']:.1%} of {m['sheets']} "
                      f"({_interval(m['sheets_found_interval'])}), invented {m['invented']}, by markers "
@@ -204,6 +217,40 @@ def bench_locate_command(
     negative = f["negatives"]
     lines.append(f"  {negative['photos']} photos of no sheet of this game: {negative['sheets_claimed']} sheets claimed "
                  f"({', '.join(f'{k} {v}' for k, v in negative['claimed_by_kind'].items())})")
+    _print_figures(f, as_json, "\n".join(lines))
+
+
+@bench_app.command("layout")
+def bench_layout_command(
+    n: int = typer.Option(12, "--n", min=1, help="Blank photos to make a layout from."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the blank photos (the filled ones use seed + 1)."),
+    level: LevelOption = "phone",
+    layout: BenchLayoutOption = DEFAULT_LAYOUT,
+    reads: int = typer.Option(20, "--reads", min=1, help="Filled photos read with each layout."),
+    layouts_read: int = typer.Option(2, "--layouts-read", min=0, help="Layouts found that are each used to read."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Make layouts from N blank photos of a design (`layout from-photo`), then read fresh
+    filled photos (markers hidden) with some of them and with the design's own layout.
+
+    Example: sheetscan bench layout --n 12 --layout pad --reads 20
+    """
+    from sheetscan.lab.layouts import bench_layout
+
+    with typer.progressbar(length=n, label=f"layouts {layout.value}", file=sys.stderr) as bar:
+        f = bench_layout(n, seed, level.value, layout.value, reads, layouts_read, say=lambda _: bar.update(1))
+
+    def figures(reading: dict) -> str:
+        return (f"found {reading['sheets_found']:.1%}, cells {reading['decoration_accuracy']:.2%}, water "
+                f"{reading['water_accuracy']:.2%}, tree marks {reading['tree_dot_accuracy']:.2%}, exact totals "
+                f"{reading['exact_total']:.1%}")
+
+    lines = [f"{f['blank_photos']} blank {f['level']} photos of the {f['layout']} sheet (seed {f['seed']}): "
+             f"{f['layouts_complete']:.1%} gave a whole layout"]
+    lines += [f"  {count} x {reason}" for reason, count in f["failures"].items()]
+    lines.append(f"  {f['read_photos']} filled photos (seed {f['seed'] + 1}, no markers) read with the design's own "
+                 f"layout: {figures(f['with_own_layout'])}")
+    lines += [f"  ... with the layout found in blank photo {i + 1}: {figures(r)}" for i, r in enumerate(f["with_found_layouts"])]
     _print_figures(f, as_json, "\n".join(lines))
 
 

@@ -10,40 +10,43 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from sheetscan.design.layout import load_layout
-from sheetscan.lab.bench import wilson_interval
-from sheetscan.names import MARKER_PRINTS
+from sheetscan.design.layout import Layout, load_layout
+from sheetscan.lab.stats import wilson_interval
+from sheetscan.names import DEFAULT_LAYOUT, MARKER_PRINTS
 from sheetscan.reading.locate import locate_sheets
 from sheetscan.reading.photo import load_photo
 from sheetscan.synthetic.negatives import PAGE_KINDS, negative_photo
 from sheetscan.synthetic.synth import match_truth, synth_photo
 
 
-def _located(path: Path) -> tuple[list[np.ndarray], list[float], list[str], float]:
+def _located(path: Path, layout: Layout) -> tuple[list[np.ndarray], list[float], list[str], float]:
     """The page corners (photo pixels) and scales of the sheets located in ``path``, how each
     was found, and the seconds locating took (decoding not counted)."""
     photo = load_photo(path)
     start = time.perf_counter()
-    located = locate_sheets(photo.gray)
+    located = locate_sheets(photo.gray, layout)
     seconds = time.perf_counter() - start
-    layout = load_layout()
     return ([s.page_corners(layout) * photo.scale for s in located.sheets],
             [s.px_per_mm * photo.scale for s in located.sheets], [s.found_by for s in located.sheets], seconds)
 
 
-def bench_locate(count: int, seed: int, level: str, sheets_per_photo: int, negatives: int, say=None) -> dict:
-    """Locate the sheets of ``count`` synthetic photos with each way of printing the markers
-    (the same sheets each time), and of ``negatives`` photos of no sheet of this game."""
-    figures: dict = {"photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "by_markers": {}}
+def bench_locate(count: int, seed: int, level: str, sheets_per_photo: int, negatives: int, say=None,
+                 layout_name: str = DEFAULT_LAYOUT) -> dict:
+    """Locate the sheets of ``count`` synthetic photos of ``layout_name`` with each way of
+    printing the markers (the same sheets each time; a design without markers is tried once),
+    and of ``negatives`` photos of no sheet of this game."""
+    layout = load_layout(layout_name)
+    figures: dict = {"photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo,
+                     "layout": layout_name, "by_markers": {}}
     with tempfile.TemporaryDirectory(prefix="sheetscan-locate-") as folder:
         path = Path(folder) / "photo.jpg"
-        for markers in MARKER_PRINTS:
+        for markers in MARKER_PRINTS if layout.marker_ids else ("none",):
             sheets = found = invented = 0
             errors, seconds, by = [], [], {"markers": 0, "grid": 0}
             for index in range(count):
-                photo = synth_photo(index, seed, level, sheets_per_photo, markers=markers)
+                photo = synth_photo(index, seed, level, sheets_per_photo, markers=markers, layout_name=layout_name)
                 path.write_bytes(photo.jpeg)
-                corners, scales, found_by, took = _located(path)
+                corners, scales, found_by, took = _located(path, layout)
                 pairs = match_truth(photo.truth["sheets"], corners)
                 sheets += len(photo.truth["sheets"])
                 found += len(pairs)
@@ -67,7 +70,7 @@ def bench_locate(count: int, seed: int, level: str, sheets_per_photo: int, negat
         for index in range(negatives):
             kind, image = negative_photo(index, seed, level)
             cv2.imwrite(str(path), image)
-            claimed[kind] += len(_located(path)[0])
+            claimed[kind] += len(_located(path, layout)[0])
             if say:
                 say(f"negative {index}")
     figures["negatives"] = {"photos": negatives, "sheets_claimed": sum(claimed.values()), "claimed_by_kind": claimed}

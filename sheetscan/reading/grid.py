@@ -39,8 +39,10 @@ MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to
 MIN_LINE_INK = 0.12  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
 WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
-BOX_SEARCH_MM = 1.5  # how far from where the layout puts it a box's side is looked for
-BOX_PROFILE_MM = 3.0  # the profile across a side reaches this far each way
+BOX_SEARCH_MM = 2.5  # how far from where the layout puts it a box's side is looked for (a layout made
+# from a photo is off by this much far from the garden)
+BOX_REFINE_MM = 1.5  # only boxes whose sides all lie this close refine the fit (further, a side may be a sub-box's)
+BOX_PROFILE_MM = 4.0  # the profile across a side reaches this far each way
 BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
 BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
 MIN_BOX_INK = 0.1  # ink of a side's darkest point above its profile's median for it to count
@@ -145,17 +147,13 @@ def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[flo
     stretch, along, across = peaks.T
     in_stretch = np.zeros((len(peaks), LINE_STRETCHES), np.float32)
     in_stretch[np.arange(len(peaks)), stretch.astype(int)] = 1
-    best = (0, 0.0, expected, 0.0)
-    for slope in LINE_SLOPES:
-        intercepts = across - slope * along
-        near = np.abs(intercepts[:, None] - intercepts[None, :]) <= tolerance
-        votes = (near.astype(np.float32) @ in_stretch > 0).sum(axis=1)  # stretches (not peaks) agreeing with each peak's line
-        for k in np.flatnonzero(votes == votes.max()):
-            mid = along.mean()
-            key = (int(votes[k]), -abs(intercepts[k] + slope * mid - expected))
-            if key > (best[0], best[3]):
-                best = (int(votes[k]), float(slope), float(intercepts[k]), key[1])
-    votes, slope, intercept, _ = best
+    intercepts = across[None, :] - LINE_SLOPES[:, None] * along[None, :]  # (slopes, peaks)
+    near = (np.abs(intercepts[:, :, None] - intercepts[:, None, :]) <= tolerance).astype(np.float32)
+    votes = (near @ in_stretch > 0).sum(axis=2)  # stretches (not peaks) agreeing with each peak's line
+    distance = np.abs(intercepts + LINE_SLOPES[:, None] * along.mean() - expected)
+    best = np.lexsort((distance.ravel(), -votes.ravel()))[0]  # most votes, then nearest
+    slope_index, peak = divmod(int(best), len(peaks))
+    votes, slope, intercept = int(votes[slope_index, peak]), LINE_SLOPES[slope_index], intercepts[slope_index, peak]
     if votes < MIN_LINE_AGREEMENT * LINE_STRETCHES:
         return None
     for _ in range(2):
@@ -194,22 +192,21 @@ def _intersections(lines: list[list[tuple[float, float]]]) -> np.ndarray:
     return points
 
 
-def grid_corners_mm(layout: Layout) -> np.ndarray:
-    """(7, 7, 2) where the layout puts the grid's line crossings in millimetres, at [row, col]:
-    inner lines on the cells' edges, the outer border on its centre, half its width outside."""
-    garden = layout.region("garden")
+def grid_corners_mm(garden: Region, border_mm: float) -> np.ndarray:
+    """(7, 7, 2) the line crossings of the grid of ``garden`` in millimetres, at [row, col]:
+    inner lines on the cells' edges, the outer border (``border_mm`` wide) on its centre, half
+    its width outside."""
     cell = garden.w / GRID_SIZE
     positions = np.arange(GRID_SIZE + 1) * cell
-    positions[0] -= layout.garden_border_mm / 2
-    positions[-1] += layout.garden_border_mm / 2
+    positions[0] -= border_mm / 2
+    positions[-1] += border_mm / 2
     xs, ys = np.meshgrid(garden.x + positions, garden.y + positions)
     return np.stack([xs, ys], axis=-1)
 
 
-def _fit_grid(gray: np.ndarray, garden_to_photo: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.ndarray] | None:
+def _fit_grid(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) -> tuple[np.ndarray, np.ndarray] | None:
     """The grid's 49 crossings in ``gray``'s pixels, (7, 7, 2), and its lines' end points, found
-    near where ``garden_to_photo`` (grid crossings' millimetres to pixels) puts them."""
-    garden = layout.region("garden")
+    near where ``garden_to_photo`` (the garden's millimetres to pixels) puts them."""
     cell_mm = garden.w / GRID_SIZE
     # a square coarser than the photo would skip thin lines between its samples
     cell_px = int(np.clip(round(cell_mm * scale_at(garden_to_photo, garden.center)), *FIT_CELL_PX))
@@ -281,13 +278,14 @@ def _side_offsets(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
 
 def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
     """Share of the layout's outlined boxes found where ``page_to_photo`` puts them (3 sides of
-    4 at least), and the boxes found whole as (corners in layout millimetres, where found)."""
+    4 at least), and the boxes found whole and close as (corners in layout millimetres, where found)."""
     boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
     offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes))
     found_sides = np.isfinite(offsets).sum(axis=1)
     corners = []
     for region, (left, top, right, bottom) in zip(boxes, offsets, strict=True):
-        if np.isfinite([left, top, right, bottom]).all():
+        sides = np.array([left, top, right, bottom])
+        if np.isfinite(sides).all() and np.abs(sides).max() <= BOX_REFINE_MM:
             layout_corners = np.array([[region.x, region.y], [region.x + region.w, region.y],
                                        [region.x + region.w, region.y + region.h], [region.x, region.y + region.h]])
             seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
@@ -301,18 +299,31 @@ def _homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, flo
     return homography, float(np.sqrt(np.mean(np.sum((fitted - target.reshape(-1, 2)) ** 2, axis=1))))
 
 
-def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridSheet | None:
-    """The sheet whose garden ``outline`` ((4, 2) corners clockwise in ``gray``) roughly traces,
-    fitted by its grid and claimed by its boxes; None if either is not found."""
-    crossings_mm = grid_corners_mm(layout)
+def fit_garden(gray: np.ndarray, outline: np.ndarray, garden: Region,
+               border_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The 6x6 grid that ``outline`` ((4, 2) corners clockwise in ``gray``) roughly traces, as
+    ``garden``'s millimetres to ``gray``'s pixels, its 49 crossings (7, 7, 2) and its lines' end
+    points (2, 7, 2, 2); None if any of its 14 lines is not found."""
+    crossings_mm = grid_corners_mm(garden, border_mm)
     corners_mm = crossings_mm[[0, 0, -1, -1], [0, -1, -1, 0]].astype(np.float32)
     garden_to_photo = cv2.getPerspectiveTransform(corners_mm, outline.astype(np.float32))
     for _ in range(2):  # the first fit starts from the outline, the second from the first
-        fit = _fit_grid(gray, garden_to_photo, layout)
+        fit = _fit_grid(gray, garden_to_photo, garden)
         if fit is None:
             return None
         crossings, ends = fit
         garden_to_photo, _ = _homography(crossings_mm, crossings)
+    return garden_to_photo, crossings, ends
+
+
+def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridSheet | None:
+    """The sheet whose garden ``outline`` ((4, 2) corners clockwise in ``gray``) roughly traces,
+    fitted by its grid and claimed by its boxes; None if either is not found."""
+    fit = fit_garden(gray, outline, layout.region("garden"), layout.garden_border_mm)
+    if fit is None:
+        return None
+    garden_to_photo, crossings, ends = fit
+    crossings_mm = grid_corners_mm(layout.region("garden"), layout.garden_border_mm)
     best = None
     for turn in _rotations(layout):
         page_to_photo = garden_to_photo @ turn
@@ -342,12 +353,8 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
         centre = outline.mean(axis=0).astype(np.float32)
         if any(cv2.pointPolygonTest(page.astype(np.float32), tuple(map(float, centre)), False) >= 0 for page in taken):
             continue
-        # halve the photo while the sheet has at least twice WORK_PX_PER_MM (sampled lines alias otherwise)
-        halvings = max(0, int(np.floor(np.log2(_px_per_mm(outline, layout) / WORK_PX_PER_MM))))
-        if halvings not in copies:
-            copies[halvings] = _shrunk(gray, max(gray.shape) / 2**halvings)[0]
-        work = copies[halvings]
-        factor = work.shape[1] / gray.shape[1]
+        garden_side_mm = layout.region("garden").w + layout.garden_border_mm
+        work, factor = work_copy(gray, outline, garden_side_mm, copies)
         sheet = fit_sheet(work, (outline + 0.5) * factor - 0.5, layout)
         if sheet is None:
             continue
@@ -361,7 +368,14 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
     return sheets
 
 
-def _px_per_mm(outline: np.ndarray, layout: Layout) -> float:
-    """A garden outline's rough scale: its mean side over the garden's side."""
+def work_copy(gray: np.ndarray, outline: np.ndarray, garden_side_mm: float,
+              copies: dict[int, np.ndarray]) -> tuple[np.ndarray, float]:
+    """The photo halved while a garden of ``garden_side_mm`` that ``outline`` traces keeps at
+    least twice WORK_PX_PER_MM (sampled lines alias otherwise), kept in ``copies`` by halvings
+    for the next candidate; and its size against ``gray``'s."""
     sides = np.linalg.norm(outline - np.roll(outline, 1, axis=0), axis=1)
-    return float(sides.mean() / (layout.region("garden").w + layout.garden_border_mm))
+    halvings = max(0, int(np.floor(np.log2(sides.mean() / garden_side_mm / WORK_PX_PER_MM))))
+    if halvings not in copies:
+        copies[halvings] = _shrunk(gray, max(gray.shape) / 2**halvings)[0]
+    work = copies[halvings]
+    return work, work.shape[1] / gray.shape[1]

@@ -171,6 +171,21 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     return SynthPhoto(buffer.tobytes(), truth)
 
 
+def blank_photo(index: int, seed: int, level: str, layout_name: str = DEFAULT_LAYOUT) -> SynthPhoto:
+    """Photo ``index`` of the run ``seed``: one blank sheet of ``layout_name`` photographed at
+    ``level`` (what `layout from-photo` learns a design from)."""
+    rng = np.random.default_rng([seed, index, 7])
+    size = photo_size(rng, level, portrait=bool(rng.random() < PORTRAIT_CHANCE))
+    layout = load_layout(layout_name)
+    photo = photograph([_blank(sheet_dpi(size, 1, layout), frozenset(), layout_name)], level, size, rng)
+    encoded, buffer = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, photo.jpeg_quality])
+    if not encoded:
+        raise RuntimeError("OpenCV could not encode the photo as JPEG")
+    truth = {"image": f"{index:04d}.jpg", "seed": seed, "index": index, "level": level, "layout": layout_name,
+             "blank": True, "camera": photo.params, "sheets": [{"corners": np.round(photo.corners[0], 2).tolist()}]}
+    return SynthPhoto(buffer.tobytes(), truth)
+
+
 def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> list[tuple[dict, int]]:
     """Pairs (truth sheet, index into ``read_corners``) whose page corners (photo pixels) agree
     within a tenth of the page's diagonal."""
@@ -186,10 +201,12 @@ def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> lis
 
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 megapixels: float | None = None, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT) -> Path:
-    """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path."""
-    photo = synth_photo(index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles,
-                        markers=markers, layout_name=layout_name)
+                layout_name: str = DEFAULT_LAYOUT, blank: bool = False) -> Path:
+    """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path. ``blank``: one
+    unfilled sheet (blank_photo)."""
+    photo = blank_photo(index, seed, level, layout_name) if blank else synth_photo(
+        index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles, markers=markers,
+        layout_name=layout_name)
     image_path = out / photo.truth["image"]
     image_path.write_bytes(photo.jpeg)
     (out / f"{index:04d}.json").write_text(json.dumps(photo.truth, indent=1))

@@ -1,0 +1,256 @@
+"""Discover a sheet's layout from one photo of it: a printed design never seen before.
+
+1. The garden: the largest candidate outline (grid.py) whose 14 lines are all found.
+2. The page: the paper around the garden, in the garden's frame.
+3. The way up: the page's printed words (Tesseract), read with the page turned each of 4 ways;
+   the way that reads most of the game's words wins.
+4. The boxes, on the upright page: every printed rectangle (the two edges of a printed line
+   merged into its centre), sorted by size and arrangement into the 12 turn boxes (4 rows of 3,
+   a row per season, in the order their labels read) with their 3 sub-boxes, the 9 scoring
+   boxes in a row, the 4 pond icons in a row or a column, the name line (the longest box);
+   the bonsai's leaves are its 3 alike ellipses.
+
+Millimetres come from the garden's cells at ``cell_mm``: the physical size does not matter to
+reading (every reader scales to its box), only the proportions.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
+from sheetscan.errors import NoSheetError
+from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURN_COUNT, TURNS_PER_SEASON, Season
+from sheetscan.reading.grid import fit_garden, grid_candidates, grid_corners_mm, scale_at, work_copy
+from sheetscan.reading.printed import (PAGE_PX_PER_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
+                                      printed_lines, union)
+
+CANDIDATES_TRIED = 12  # garden outlines tried, largest first
+PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side
+MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
+SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
+    Season.AUTUMN: ("AUTUMN", "FALL", "OTONO", "AUTOMNE", "HERBST", "AUTUNNO"),
+    Season.WINTER: ("WINTER", "INVIERNO", "HIVER", "INVERNO"),
+    Season.SPRING: ("SPRING", "PRIMAVERA", "PRINTEMPS", "FRUHLING"),
+    Season.SUMMER: ("SUMMER", "VERANO", "ETE", "SOMMER", "ESTATE"),
+}
+GAME_WORDS = {"JARDIN", "JAPONES", "JAPANESE", "GARDEN", "NAME", "NOMBRE", "TOTAL", "LANTERN", "LANT", "BAMBOO",
+              "BAMB", "TREE", "ROCK", "MOSS", "BRIDGE", "POND", "PEN", "LINTERNA", "BAMBU", "ARBOL", "ROCA", "MUSGO",
+              "PUENTE", "ESTANQUE"} | {word for words in SEASON_WORDS.values() for word in words}
+TITLE_WORDS = {"JARDIN", "JAPONES", "JAPANESE", "GARDEN"}
+SUMMARY_WORDS = {"LANTERN", "BAMBOO", "TREE", "ROCK", "MOSS", "BRIDGE", "LINTERNA", "BAMBU", "ARBOL", "ROCA", "MUSGO",
+                 "PUENTE"}
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """What was found: the layout document (the compact form of design/data/*.json), what was
+    not found (the document is then incomplete), the upright page and the regions to draw."""
+
+    document: dict
+    missing: tuple[str, ...]
+    page: np.ndarray
+    drawn: dict[str, list[Box]]
+
+
+def _words(text: str) -> str:
+    """Upper case without accents or punctuation (Otoño -> OTONO)."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "".join(ch for ch in plain.upper() if ch.isalpha())
+
+
+def read_words(page: np.ndarray) -> list[tuple[str, Box]]:
+    """The printed words Tesseract reads on ``page`` (at PAGE_PX_PER_MM), with their boxes in mm."""
+    import pytesseract
+
+    data = pytesseract.image_to_data(page, config="--psm 11", output_type=pytesseract.Output.DICT)
+    words = []
+    for text, confidence, left, top, width, height in zip(data["text"], data["conf"], data["left"], data["top"],
+                                                          data["width"], data["height"], strict=True):
+        word = _words(text)
+        if len(word) >= 3 and float(confidence) >= MIN_OCR_CONFIDENCE:
+            s = 1 / PAGE_PX_PER_MM
+            words.append((word, Box(left * s, top * s, width * s, height * s)))
+    return words
+
+
+def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, float]:
+    """The garden's millimetres (a nominal garden at the origin, cells ``cell_mm``) to
+    ``gray``'s pixels, the garden, and the width of its outer line in those millimetres."""
+    garden = Region("garden", "garden", 0.0, 0.0, GRID_SIZE * cell_mm, GRID_SIZE * cell_mm)
+    copies: dict[int, np.ndarray] = {0: gray}
+    for outline in grid_candidates(gray)[:CANDIDATES_TRIED]:
+        work, factor = work_copy(gray, outline, garden.w, copies)
+        fit = fit_garden(work, (outline + 0.5) * factor - 0.5, garden, 0.0)
+        if fit is None:
+            continue
+        crossings = (fit[1] + 0.5) / factor - 0.5
+        # the inner lines lie on the cells' edges; the outer line's centre lies half its width
+        # outside them: fit the cells by the inner crossings, and measure the outer line
+        inner = np.s_[1:GRID_SIZE, 1:GRID_SIZE]
+        nominal = grid_corners_mm(garden, 0.0)
+        to_photo, _ = cv2.findHomography(nominal[inner].reshape(-1, 2), crossings[inner].reshape(-1, 2), 0)
+        outer = cv2.perspectiveTransform(crossings.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(crossings.shape)
+        beyond = np.concatenate([-outer[:, 0, 0], outer[:, -1, 0] - garden.w, -outer[0, :, 1], outer[-1, :, 1] - garden.h])
+        border_mm = float(np.clip(2 * np.median(beyond), 0.0, 0.2 * cell_mm))
+        return to_photo, garden, border_mm
+    raise NoSheetError("no garden grid found (a 6x6 grid with all its lines)")
+
+
+def _page_bounds(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) in the garden's millimetres of the paper around the garden: the bright
+    region holding it (Otsu), within PAGE_REACH gardens of it."""
+    small_factor = min(1.0, 1000 / max(gray.shape))
+    small = cv2.resize(gray, None, fx=small_factor, fy=small_factor, interpolation=cv2.INTER_AREA)
+    _, bright = cv2.threshold(cv2.GaussianBlur(small, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    count, labels = cv2.connectedComponents(bright)
+    centre = cv2.perspectiveTransform(np.array([[garden.center]], np.float64), garden_to_photo).reshape(2) * small_factor
+    label = labels[int(np.clip(centre[1], 0, small.shape[0] - 1)), int(np.clip(centre[0], 0, small.shape[1] - 1))]
+    ys, xs = np.nonzero(labels == label) if label else np.nonzero(np.ones_like(labels))
+    points = np.stack([xs, ys], axis=1)[:: max(1, len(xs) // 20000)].astype(np.float64) / small_factor
+    in_mm = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(garden_to_photo)).reshape(-1, 2)
+    reach = PAGE_REACH * garden.w
+    low = np.maximum(np.percentile(in_mm, 0.5, axis=0), -reach)
+    high = np.minimum(np.percentile(in_mm, 99.5, axis=0), garden.w + reach)
+    return float(low[0]), float(low[1]), float(high[0]), float(high[1])
+
+
+def _upright_pages(gray: np.ndarray, garden_to_photo: np.ndarray, bounds) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each of 4 quarter turns, (upright millimetres to the garden's millimetres, the
+    upright page drawn at PAGE_PX_PER_MM)."""
+    x0, y0, x1, y1 = bounds
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    width, height = x1 - x0, y1 - y0
+    pages = []
+    for turn in range(4):
+        w, h = (width, height) if turn % 2 == 0 else (height, width)
+        upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        to_garden = cv2.getPerspectiveTransform(upright, np.roll(corners, -turn, axis=0))
+        pixels = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
+                           [0, 0, 1]])
+        size = (int(round(w * PAGE_PX_PER_MM)), int(round(h * PAGE_PX_PER_MM)))
+        page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ pixels, size,
+                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
+        pages.append((to_garden, page))
+    return pages
+
+
+def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region):
+    """The page turned the way its printed words read: (upright millimetres to the garden's,
+    the upright page, its words)."""
+    shrink = min(1.0, 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
+    if shrink < 1.0:  # a page drawn much coarser than the photo would alias its thin lines
+        gray = cv2.resize(gray, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+        shift = (shrink - 1) / 2
+        garden_to_photo = np.array([[shrink, 0, shift], [0, shrink, shift], [0, 0, 1]]) @ garden_to_photo
+    bounds = _page_bounds(gray, garden_to_photo, garden)
+    best = None
+    for to_garden, page in _upright_pages(gray, garden_to_photo, bounds):
+        words = read_words(page)
+        known = sum(word in GAME_WORDS for word, _ in words)
+        if best is None or known > best[0]:
+            best = (known, to_garden, page, words)
+    return best[1], best[2], best[3]
+
+
+def _turns(boxes: list[Box], words: list[tuple[str, Box]]) -> tuple[dict | None, list[Box]]:
+    """The compact ``turns`` member from 4 rows of 3 alike boxes with 3 boxes inside each."""
+    rows = lattice(boxes, len(Season), TURNS_PER_SEASON)
+    if rows is None:
+        return None, []
+    turns = [b for row in rows for b in row]
+    parts = {part: [] for part in TURN_PARTS}
+    for turn in turns:
+        inside = sorted((b for b in boxes if turn.holds(b)), key=lambda b: b.x)
+        if len(inside) == len(TURN_PARTS):
+            for part, box in zip(TURN_PARTS, inside, strict=True):
+                parts[part].append((box.x - turn.x, box.y - turn.y, box.w, box.h))
+    if min(len(found) for found in parts.values()) < TURN_COUNT / 2:
+        return None, turns
+    first = rows[0][0]
+    labels = _season_labels(rows, words)
+    step_x = float(np.mean([row[1].x - row[0].x for row in rows] + [row[2].x - row[1].x for row in rows]))
+    step_y = float(np.mean(np.diff([row[0].y for row in rows])))
+    return {
+        "x": round(first.x, 1), "y": round(first.y, 1), "box_w": round(np.mean([b.w for b in turns]), 1),
+        "box_h": round(np.mean([b.h for b in turns]), 1), "step_x": round(step_x, 2), "step_y": round(step_y, 2),
+        "label_x": round(labels[0], 1), "seasons": labels[1],
+        "sub_boxes": {part: dict(zip("xywh", np.round(np.mean(found, axis=0), 1).tolist(), strict=True))
+                      for part, found in parts.items()},
+    }, turns
+
+
+def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple[float, list[str]]:
+    """Where the season labels start (left of the rows), and the season names in row order as
+    printed (the rulebook's order where a row's label is not read)."""
+    names, lefts = [], []
+    for season, row in zip(Season, rows, strict=True):
+        label = [(word, box) for word, box in words
+                 if box.x + box.w <= row[0].x + 1 and abs(box.centre[1] - row[0].centre[1]) < row[0].h / 2]
+        known = [(word, box) for word, box in label if any(word in names for names in SEASON_WORDS.values())]
+        names.append(known[0][0] if known else season.name)
+        lefts += [box.x for _, box in known]
+    return (min(lefts) if lefts else max(rows[0][0].x - 22, 0.0)), names
+
+
+def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layout found in a photo") -> Discovered:
+    """The layout of the sheet in the photo ``gray``; NoSheetError if it holds no garden grid."""
+    garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
+    to_garden, page, words = _upright(gray, garden_to_photo, garden)
+    height, width = (side / PAGE_PX_PER_MM for side in page.shape)
+    corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[garden.w, garden.h]], [[0, garden.h]], [[garden.w, 0]]],
+                                                np.float64), np.linalg.inv(to_garden)).reshape(-1, 2)
+    grid = Box(*corners.min(axis=0), *(corners.max(axis=0) - corners.min(axis=0)))
+    lines = printed_lines(page)
+    boxes = [b for b in printed_boxes(lines) if not overlaps(b, grid)]
+    missing, drawn = [], {"garden": [grid]}
+    turns, turn_boxes = _turns(boxes, words)
+    drawn["turn"] = turn_boxes
+    rest = [b for b in boxes if not any(t.holds(b) or t == b for t in turn_boxes)]
+    scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
+    drawn["score"] = scoring or []
+    rest = [b for b in rest if not any(overlaps(b, score) for score in drawn["score"])]
+    icons = line_of([b for b in rest if 0.8 < b.w / b.h < 1.25], len(Season), lines, avoid=boxes + (scoring or []))
+    drawn["pond_icon"] = icons or []
+    rest = [b for b in rest if b not in drawn["pond_icon"]]
+    name_box = max((b for b in rest if b.w > 3 * b.h), key=lambda b: b.w, default=None)
+    drawn["name"] = [name_box] if name_box else []
+    leaves = ellipses(lines, cell_mm)
+    drawn["leaf"] = leaves
+    title = union([box for word, box in words if word in TITLE_WORDS]) or Box(width * 0.1, 1, width * 0.5, 6)
+    summary = union([box for word, box in words if word in SUMMARY_WORDS
+                      and not any(overlaps(box, s) or abs(box.y + box.h - s.y) < s.h for s in drawn["score"])])
+    document = {
+        "name": name, "page_mm": [round(width, 1), round(height, 1)],
+        "title": {**title.compact(), "text": "JARDIN JAPONES"},
+        "garden": {"x": round(grid.x, 1), "y": round(grid.y, 1), "cell_mm": round(grid.w / GRID_SIZE, 2),
+                   "border_mm": round(border_mm, 2)},
+        "summary": (summary or Box(1, height - 3, 2, 2)).compact(),
+    }
+    for member, found, what in (("turns", turns, "the 12 turn boxes (4 rows of 3, each with its 3 sub-boxes)"),
+                                ("scoring", scoring, "the 9 scoring boxes in a row"),
+                                ("pond_icons", icons, "the 4 pond icons in a row or a column"),
+                                ("name_box", name_box, "the name box"), ("bonsai", leaves, "the bonsai's 3 leaves")):
+        if not found:
+            missing.append(what)
+    if scoring:
+        document["scoring"] = {**scoring[0].compact(), "step_x": round((scoring[-1].x - scoring[0].x) / 8, 2),
+                               "label_h": round(0.35 * scoring[0].h, 1), "categories": list(CATEGORIES)}
+    if icons:
+        step = ((icons[-1].x - icons[0].x) / 3, (icons[-1].y - icons[0].y) / 3)
+        document["pond_icons"] = {**icons[0].compact(), "step_x": round(step[0], 2), "step_y": round(step[1], 2)}
+    if turns:
+        document["turns"] = turns
+    if name_box:
+        document["name_box"] = name_box.compact()
+    if leaves:
+        bonsai = union(leaves)
+        document["bonsai"] = {**bonsai.compact(), "leaves": [leaf.compact() for leaf in leaves]}
+    if not missing:
+        expand_layout(document)  # raises LayoutError naming what does not fit
+    return Discovered(document, tuple(missing), page, drawn)

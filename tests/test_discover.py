@@ -1,0 +1,74 @@
+"""`layout from-photo`: a design's layout found in one photo of a blank sheet."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import misread_cells
+
+import cli
+from sheetscan.design.layout import expand_layout, load_layout
+from sheetscan.game.gardenfile import garden_to_dict
+from sheetscan.reading.pipeline import read_photo
+from sheetscan.synthetic.negatives import PAGE_KINDS, negative_photo
+from sheetscan.synthetic.synth import blank_photo, synth_photo
+
+CHECKED_KINDS = ("turn", "turn_part", "score", "pond_icon", "leaf", "name", "cell")
+
+
+@pytest.mark.parametrize("design, index", [("pad", 0), ("print-and-play", 1)])
+def test_a_blank_photo_gives_the_designs_layout(design, index, tmp_path, runner):
+    photo = tmp_path / "blank.jpg"
+    photo.write_bytes(blank_photo(index, 51, "scan", design).jpeg)
+    out = tmp_path / "found.json"
+    result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "found.png").exists()
+    found, true = expand_layout(json.loads(out.read_text())), load_layout(design)
+    # the found millimetres are the true ones scaled (20 mm cells) and shifted (the page's edge)
+    scale = found.region("garden").w / true.region("garden").w
+    shift = np.array([found.region("garden").x, found.region("garden").y]) - scale * np.array(
+        [true.region("garden").x, true.region("garden").y])
+    errors = []
+    for region in true.regions:
+        if region.kind in CHECKED_KINDS:
+            other = found.region(region.name)
+            expected = np.array([region.x, region.y, region.x + region.w, region.y + region.h]) * scale + np.tile(shift, 2)
+            errors.append(np.abs(np.array([other.x, other.y, other.x + other.w, other.y + other.h]) - expected).max() / scale)
+    assert max(errors) < 1.0  # true millimetres (the print-and-play sheet's sub-boxes are 8 mm wide)
+
+
+def test_a_found_layout_reads_the_design_as_its_own_does(tmp_path, runner):
+    blank = tmp_path / "blank.jpg"
+    blank.write_bytes(blank_photo(0, 51, "scan", "pad").jpeg)
+    assert runner.invoke(cli.app, ["layout", "from-photo", str(blank), "--out", str(tmp_path / "pad.json")]).exit_code == 0
+    filled = synth_photo(2, 52, "scan", megapixels=3, layout_name="pad")
+    path = tmp_path / "filled.jpg"
+    path.write_bytes(filled.jpeg)
+    result = runner.invoke(cli.app, ["score", "--json", "--layout", str(tmp_path / "pad.json"), str(path)])
+    assert result.exit_code == 0, result.output
+    read = json.loads(result.output)["sheets"][0]
+    own = read_photo(path, layout=load_layout("pad")).sheets[0]
+    assert len(misread_cells(read["garden"], garden_to_dict(own.garden))) <= 1
+
+
+def test_no_layout_is_made_from_a_photo_without_a_garden(tmp_path, runner):
+    photo = tmp_path / "sudoku.png"
+    cv2.imwrite(str(photo), negative_photo(PAGE_KINDS.index("sudoku"), 3, "scan")[1])
+    out = tmp_path / "none.json"
+    result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(out)])
+    assert result.exit_code == 3
+    assert result.output.strip().count("\n") == 0 and "sudoku.png: no garden grid found" in result.output
+    assert not out.exists()
+
+
+def test_a_layout_missing_parts_is_not_written_and_says_what(tmp_path, runner):
+    photo = tmp_path / "bare.png"
+    cv2.imwrite(str(photo), negative_photo(PAGE_KINDS.index("bare_grid"), 3, "scan")[1])
+    out = tmp_path / "grid.json"
+    result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(out)])
+    assert result.exit_code == 4 and "could not find the 12 turn boxes" in result.output
+    assert not out.exists() and (tmp_path / "grid.png").exists()  # the picture shows what was found
+    result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(tmp_path / "bare.json")])
+    assert result.exit_code == 2 and "would overwrite the photo" in result.output

@@ -1,0 +1,131 @@
+"""Sheets without markers: found by their garden grid, claimed only with their boxes around it;
+the publisher's pad as a second design; photos of no sheet of this game."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from conftest import misread_cells
+
+import cli
+from sheetscan.design.layout import LayoutError, layout_from, load_layout
+from sheetscan.game.gardenfile import garden_to_dict
+from sheetscan.reading.grid import find_grid_sheets
+from sheetscan.reading.locate import locate_sheets
+from sheetscan.reading.pipeline import read_photo
+from sheetscan.synthetic.negatives import PAGE_KINDS, negative_photo
+from sheetscan.synthetic.synth import synth_photo
+
+
+def decoded(photo):
+    return cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+
+
+def worst_corner_mm(located, truth, layout):
+    """Largest distance (mm of the page) between a true page corner and the nearest read sheet's."""
+    worst = 0.0
+    for sheet in truth["sheets"]:
+        true = np.array(sheet["corners"])
+        worst = max(worst, min(np.abs(s.page_corners(layout) - true).max() / s.px_per_mm for s in located.sheets))
+    return worst
+
+
+@pytest.mark.parametrize("level, index", [("scan", 0), ("phone", 1), ("phone", 2)])
+def test_a_sheet_printed_without_markers_is_found_by_its_grid(level, index):
+    photo = synth_photo(index, 41, level, megapixels=3, markers="none")
+    located = locate_sheets(decoded(photo))
+    assert [s.found_by for s in located.sheets] == ["grid"]
+    assert worst_corner_mm(located, photo.truth, load_layout()) < 3
+
+
+def test_the_same_sheet_reads_the_same_with_its_markers_or_without(tmp_path):
+    gardens = []
+    for markers in ("all", "none", "some"):
+        photo = synth_photo(3, 42, "scan", megapixels=3, markers=markers)
+        path = tmp_path / f"{markers}.jpg"
+        path.write_bytes(photo.jpeg)
+        result = read_photo(path)
+        assert len(result.sheets) == 1, markers
+        gardens.append(garden_to_dict(result.sheets[0].garden))
+    assert not misread_cells(gardens[1], gardens[0]) and not misread_cells(gardens[2], gardens[0])
+    assert photo.truth["sheets"][0]["hidden_markers"]  # "some" hid at least one
+
+
+def test_a_table_of_sheets_without_markers_is_found_sheet_by_sheet():
+    photo = synth_photo(0, 43, "phone", sheets_per_photo=3, megapixels=8, markers="none")
+    located = locate_sheets(decoded(photo))
+    assert len(located.sheets) == 3 and {s.found_by for s in located.sheets} == {"grid"}
+    assert worst_corner_mm(located, photo.truth, load_layout()) < 4
+
+
+@pytest.mark.parametrize("kind", PAGE_KINDS)
+def test_no_sheet_is_claimed_on_a_photo_of_something_else(kind):
+    index = PAGE_KINDS.index(kind)
+    assert negative_photo(index, 5, "phone")[0] == kind
+    gray = cv2.cvtColor(negative_photo(index, 5, "phone")[1], cv2.COLOR_BGR2GRAY)
+    assert locate_sheets(gray).sheets == ()
+
+
+def test_a_bare_grid_is_fitted_but_not_claimed_without_the_sheets_boxes():
+    # the grid stage alone would take it: the claim is what turns it down
+    gray = cv2.cvtColor(negative_photo(PAGE_KINDS.index("bare_grid"), 6, "scan")[1], cv2.COLOR_BGR2GRAY)
+    from sheetscan.reading.grid import fit_garden, grid_candidates
+
+    layout = load_layout()
+    fitted = [fit_garden(gray, outline, layout.region("garden"), layout.garden_border_mm) for outline in grid_candidates(gray)]
+    assert any(fit is not None for fit in fitted)
+    assert find_grid_sheets(gray, layout) == []
+
+
+def test_the_pad_is_a_design_of_its_own_read_by_its_layout(tmp_path):
+    pad = load_layout("pad")
+    assert pad.marker_ids == () and pad.page_mm == (148.0, 210.0)
+    own = load_layout()
+    assert pad.region("garden").w != own.region("garden").w  # not the print-and-play sheet rescaled
+    photo = synth_photo(1, 44, "phone", megapixels=4, layout_name="pad")
+    gray = decoded(photo)
+    assert [s.found_by for s in locate_sheets(gray, pad).sheets] == ["grid"]
+    assert locate_sheets(gray, own).sheets == ()  # the other design's boxes are not where it says
+    path = tmp_path / "pad.jpg"
+    path.write_bytes(photo.jpeg)
+    sheet = read_photo(path, layout=pad).sheets[0]
+    truth = photo.truth["sheets"][0]
+    assert len(misread_cells(garden_to_dict(sheet.garden), truth["garden"])) <= 1
+
+
+def test_layout_files_are_checked_and_named_in_errors(tmp_path, runner):
+    (tmp_path / "broken.json").write_text("{ not json")
+    (tmp_path / "partial.json").write_text(json.dumps({"name": "x", "page_mm": [100, 100]}))
+    with pytest.raises(LayoutError, match="broken.json: not a layout file"):
+        layout_from(str(tmp_path / "broken.json"))
+    with pytest.raises(LayoutError, match="partial.json: layout is missing"):
+        layout_from(str(tmp_path / "partial.json"))
+    result = runner.invoke(cli.app, ["score", "--layout", str(tmp_path / "absent.json"), str(tmp_path / "x.jpg")])
+    assert result.exit_code == 2 and "absent.json: cannot read the layout" in result.output
+    assert layout_from("pad") is load_layout("pad")
+
+
+def test_sheet_and_synth_draw_the_pad(tmp_path, runner):
+    result = runner.invoke(cli.app, ["sheet", "--layout", "pad", "--out", str(tmp_path / "pad.png"), "--dpi", "100",
+                                     "--layout-json", str(tmp_path / "pad-regions.json")])
+    assert result.exit_code == 0, result.output
+    image = cv2.imread(str(tmp_path / "pad.png"))
+    assert image.shape[:2] == load_layout("pad").page_px(100)[::-1]
+    assert json.loads((tmp_path / "pad-regions.json").read_text())["marker_ids"] == []
+    result = runner.invoke(cli.app, ["synth", "--layout", "pad", "--markers", "none", "--n", "1", "--megapixels", "2",
+                                     "--out", str(tmp_path / "bench")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "bench" / "0000.json").read_text())["layout"] == "pad"
+
+
+def test_debug_shows_the_grid_found(tmp_path, runner):
+    photo = synth_photo(0, 41, "scan", megapixels=3, markers="none")
+    path = tmp_path / "nomarkers.jpg"
+    path.write_bytes(photo.jpeg)
+    result = runner.invoke(cli.app, ["score", "--json", "--debug", str(tmp_path / "debug"), str(path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["sheets"][0]["found_by"] == "grid"
+    picture = cv2.imread(str(tmp_path / "debug" / "nomarkers-0-located.png"))
+    plain = cv2.cvtColor(decoded(photo), cv2.COLOR_GRAY2BGR)
+    assert picture.shape == plain.shape and (np.abs(picture.astype(int) - plain).sum(axis=2) > 60).mean() > 0.002
