@@ -326,7 +326,8 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
-                repeats: int = 5, held_out_styles: bool = False, markers: str = "all") -> dict:
+                repeats: int = 5, held_out_styles: bool = False, markers: str = "all",
+                layout_name: str = DEFAULT_LAYOUT) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
@@ -337,7 +338,8 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):
-            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers)
+            photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
+                                layout_name=layout_name)
             path = Path(folder) / f"{index:04d}.jpg"
             path.write_bytes(photo.jpeg)
             paths.append(path)
@@ -347,7 +349,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
         for repeat in range(repeats):
             for label, workers in (("one_job", 1), ("all_jobs", jobs)):
                 cpu_before, start = _cpu_seconds(), time.perf_counter()
-                results = list(read_photos(paths, jobs=workers, keep_images=False))
+                results = list(read_photos(paths, jobs=workers, keep_images=False, layout=load_layout(layout_name)))
                 seconds = time.perf_counter() - start
                 timings[label].append(seconds)
                 if label == "all_jobs":
@@ -371,7 +373,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
         "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "held_out_styles": held_out_styles,
-        "markers": markers,
+        "markers": markers, "layout": layout_name,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),
         "right_winner": totals["right_winner"] / max(totals["tables"], 1),

@@ -156,6 +156,7 @@ def bench_table_command(
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
     markers: MarkersOption = "all",
+    layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Read N fresh table photos: sheets found (none invented), exact totals, right winners,
@@ -170,10 +171,10 @@ def bench_table_command(
     jobs = jobs or default_jobs()
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
-                          markers=markers.value,
+                          markers=markers.value, layout_name=layout.value,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} sheets (seed {f['seed']}, markers "
+        f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "
         f"{f['markers']}): {f['sheets']} sheets",
         f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%} "
         f"({_interval(f['exact_total_interval'])}); right winner {f['right_winner']:.1%} of tables "

@@ -13,18 +13,17 @@ import numpy as np
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.lab.stats import wilson_interval
 from sheetscan.names import DEFAULT_LAYOUT, MARKER_PRINTS
-from sheetscan.reading.locate import locate_sheets
-from sheetscan.reading.photo import load_photo
+from sheetscan.reading.pipeline import locate_photo
 from sheetscan.synthetic.negatives import PAGE_KINDS, negative_photo
 from sheetscan.synthetic.synth import match_truth, synth_photo
 
 
 def _located(path: Path, layout: Layout) -> tuple[list[np.ndarray], list[float], list[str], float]:
-    """The page corners (photo pixels) and scales of the sheets located in ``path``, how each
-    was found, and the seconds locating took (decoding not counted)."""
-    photo = load_photo(path)
+    """The page corners (photo pixels) and scales of the sheets located in ``path`` (as a read
+    does: a finer decode where the sheets are small), how each was found, and the seconds it
+    took, decoding included."""
     start = time.perf_counter()
-    located = locate_sheets(photo.gray, layout)
+    photo, located = locate_photo(path, layout)
     seconds = time.perf_counter() - start
     return ([s.page_corners(layout) * photo.scale for s in located.sheets],
             [s.px_per_mm * photo.scale for s in located.sheets], [s.found_by for s in located.sheets], seconds)

@@ -36,7 +36,7 @@ LINE_SEARCH = 0.3  # of a cell: how far from where it is expected a line is look
 LINE_STRETCHES = 24  # stretches along each line where the ink across it is profiled
 LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted line agrees
 MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
-MIN_LINE_INK = 0.12  # ink above the stretch's median for a peak across a line to count
+MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
 WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
 BOX_SEARCH_MM = 2.5  # how far from where the layout puts it a box's side is looked for (a layout made
@@ -45,8 +45,8 @@ BOX_REFINE_MM = 1.5  # only boxes whose sides all lie this close refine the fit 
 BOX_PROFILE_MM = 4.0  # the profile across a side reaches this far each way
 BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
 BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
-MIN_BOX_INK = 0.1  # ink of a side's darkest point above its profile's median for it to count
-MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found to claim a sheet
+MIN_BOX_INK = 0.06  # ink of a side's darkest point above its profile's median for it to count
+MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found whole to claim a sheet
 OUTLINED_KINDS = ("turn", "score", "name")  # boxes every sheet prints with a dark outline
 
 
@@ -277,8 +277,10 @@ def _side_offsets(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
 
 
 def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
-    """Share of the layout's outlined boxes found where ``page_to_photo`` puts them (3 sides of
-    4 at least), and the boxes found whole and close as (corners in layout millimetres, where found)."""
+    """Share of the layout's outlined boxes found whole (all 4 sides) where ``page_to_photo``
+    puts them, and those found close as (corners in layout millimetres, where found). Another
+    design of this game shows 3 sides of many of them by chance (on 16 photos, 55% to 77%
+    of its boxes), all 4 of few (9% to 36%)."""
     boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
     offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes))
     found_sides = np.isfinite(offsets).sum(axis=1)
@@ -290,7 +292,7 @@ def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple
                                        [region.x + region.w, region.y + region.h], [region.x, region.y + region.h]])
             seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
             corners.append((layout_corners, seen))
-    return float(np.mean(found_sides >= 3)), corners
+    return float(np.mean(found_sides == 4)), corners
 
 
 def _homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:

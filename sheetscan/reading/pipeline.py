@@ -91,17 +91,37 @@ def _explain_no_sheet(photo: Photo) -> SheetscanError:
     return NoSheetError("no sheet found (no garden grid with the sheet's boxes around it, and no corner markers)")
 
 
-def _finer_if_small(path: str | Path, photo: Photo, located: Located) -> tuple[Photo, Located]:
-    """The photo decoded at the least reduction that gives every sheet MIN_SHEET_PX_PER_MM
-    (or at full size), with the sheets' locations carried over; as it is if they have it."""
+def _reduction_for(photo: Photo, located: Located) -> int:
+    """The least reduction (from the photo's) that gives every located sheet MIN_SHEET_PX_PER_MM,
+    or full size (1) when none was located."""
+    if not located.sheets:
+        return 1
     smallest = min(sheet.px_per_mm for sheet in located.sheets)
     reduction = int(photo.scale)
     while reduction > 1 and smallest * photo.scale / reduction < MIN_SHEET_PX_PER_MM:
         reduction //= 2
+    return reduction
+
+
+def locate_photo(path: str | Path, layout: Layout) -> tuple[Photo, Located]:
+    """The photo, decoded as finely as its sheets need, and its sheets located in it.
+
+    A photo over 6 megapixels is decoded reduced (photo.py). Sheets found by their markers are
+    carried over to a finer decode when small; sheets found by their grid (or none found) are
+    looked for again in the finer decode, where a small sheet's thin lines show, and the decode
+    that finds more is kept."""
+    photo = load_photo(path)
+    located = locate_sheets(photo.gray, layout)
+    reduction = _reduction_for(photo, located)
     if reduction == photo.scale:
         return photo, located
     finer = load_photo(path, reduction)
     factor = photo.scale / finer.scale
+    if located.sheets and all(sheet.found_by == "markers" for sheet in located.sheets):
+        return finer, Located(tuple(sheet.scaled(factor) for sheet in located.sheets), located.partial)
+    again = locate_sheets(finer.gray, layout)
+    if len(again.sheets) >= len(located.sheets):
+        return finer, again
     return finer, Located(tuple(sheet.scaled(factor) for sheet in located.sheets), located.partial)
 
 
@@ -134,10 +154,7 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
     try:
         load_cell_models()  # a missing model is the installation's fault: raise it, do not blame the photo
         load_box_models()
-        photo = load_photo(path)
-        located = locate_sheets(photo.gray, layout)
-        if located.sheets:
-            photo, located = _finer_if_small(path, photo, located)
+        photo, located = locate_photo(path, layout)
         debug.save("0-located", lambda: draw_located(photo.gray, located, layout))
         if not located.sheets:
             raise _explain_no_sheet(photo)
