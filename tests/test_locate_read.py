@@ -277,3 +277,28 @@ def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
                 assert (logits.argmax(1) == expected.argmax(1)).all()
                 checked += 1
     assert checked == 10
+
+
+def test_a_decompression_bomb_and_a_cut_jpeg_are_refused_by_name(tmp_path):
+    Image.new("L", (20000, 20000)).save(tmp_path / "bomb.png")  # 400 megapixels, a few hundred kB
+    with pytest.raises(InputFileError, match="bomb.png: too large to read"):
+        load_photo(tmp_path / "bomb.png")
+    whole = (SAMPLES / "phone" / "0000.jpg").read_bytes()
+    for share in (0.1, 0.33, 0.9, 0.999):
+        (tmp_path / "cut.jpg").write_bytes(whole[: int(len(whole) * share)])
+        with pytest.raises(InputFileError, match="cut.jpg: a damaged JPEG"):
+            load_photo(tmp_path / "cut.jpg")
+    (tmp_path / "whole.jpg").write_bytes(whole)
+    assert load_photo(tmp_path / "whole.jpg").gray.size
+
+
+def test_a_folder_without_photos_gets_its_own_line(tmp_path, runner):
+    import json
+
+    import cli
+
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(cli.app, ["score", "--json", str(tmp_path / "empty"), str(SAMPLES / "phone" / "0000.jpg")])
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.exit_code == 2 and [bool(line["sheets"]) for line in lines] == [False, True]
+    assert "empty: a folder holding no photo" in lines[0]["error"]

@@ -31,11 +31,13 @@ WORKER_POLL_SECONDS = 0.2  # how often a wait for a worker's photo checks that t
 
 
 def expand_inputs(paths: Iterable[Path]) -> list[Path]:
-    """The photos to read: files as given, folders as the photos directly inside them, sorted."""
+    """The photos to read: files as given, folders as the photos directly inside them, sorted;
+    a folder holding none as itself (its read then says so, one line like any photo's)."""
     photos = []
     for path in paths:
         if path.is_dir():
-            photos += sorted(p for p in path.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file())
+            inside = sorted(p for p in path.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES and p.is_file())
+            photos += inside or [path]
         else:
             photos.append(path)
     return photos

@@ -17,6 +17,9 @@ from sheetscan.errors import InputFileError
 
 # Decode at 1/2 above this many pixels, at 1/4 above four times as many.
 REDUCE_ABOVE_PIXELS = 6e6
+MAX_PHOTO_PIXELS = 250e6  # larger than any phone's photo (200 MP): a larger image is refused unread
+JPEG_START, JPEG_SCAN, JPEG_END = b"\xff\xd8", b"\xff\xda", b"\xff\xd9"
+Image.MAX_IMAGE_PIXELS = None  # the size is checked here, with a message naming the file
 HEIC_SUFFIXES = (".heic", ".heif")
 
 
@@ -29,13 +32,27 @@ class Photo:
 
 
 def _reduction(path: Path) -> int:
+    """How much to shrink the photo while decoding it, from its header; InputFileError for a
+    photo too large to decode (a decompression bomb is a few kilobytes on disk)."""
     try:
         with Image.open(path) as image:
             width, height = image.size
     except (UnidentifiedImageError, OSError):
         return 1
     pixels = width * height
+    if pixels > MAX_PHOTO_PIXELS:
+        raise InputFileError(str(path), f"too large to read ({width} x {height} pixels; at most "
+                                        f"{MAX_PHOTO_PIXELS / 1e6:.0f} megapixels)")
     return 4 if pixels > 4 * REDUCE_ABOVE_PIXELS else 2 if pixels > REDUCE_ABOVE_PIXELS else 1
+
+
+def _check_jpeg_whole(path: Path) -> None:
+    """InputFileError for a JPEG cut short: its image data must end with the end marker (which
+    entropy-coded data never holds; an EXIF thumbnail's comes before the image's scan)."""
+    with path.open("rb") as file:
+        data = file.read()
+    if data.startswith(JPEG_START) and data.rfind(JPEG_END) < data.rfind(JPEG_SCAN):
+        raise InputFileError(str(path), "a damaged JPEG (the file is cut short); copy the photo again")
 
 
 REDUCED_FLAGS = {1: cv2.IMREAD_GRAYSCALE, 2: cv2.IMREAD_REDUCED_GRAYSCALE_2, 4: cv2.IMREAD_REDUCED_GRAYSCALE_4}
@@ -62,9 +79,10 @@ def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
     if not path.exists():
         raise InputFileError(str(path), "no such file")
     if path.is_dir():
-        raise InputFileError(str(path), "is a folder, not a photo")
+        raise InputFileError(str(path), "a folder holding no photo (JPEG, PNG, HEIC, TIFF, BMP, WebP)")
     if path.suffix.lower() not in HEIC_SUFFIXES:
         factor = reduction or _reduction(path)
+        _check_jpeg_whole(path)
         gray = cv2.imread(str(path), REDUCED_FLAGS[factor])  # applies EXIF orientation
         if gray is not None:
             return Photo(gray, float(factor))
