@@ -11,7 +11,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from sheetscan.present import report
-from sheetscan.errors import ExitCode, SheetscanError
+from sheetscan.errors import ExitCode, Interrupted, SheetscanError
+from sheetscan.files import write_atomically
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
 from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
@@ -255,7 +256,7 @@ def table_command(
     standings = table.rank(players)
     if csv_file:
         try:
-            csv_file.write_text(table.table_csv(standings))
+            write_atomically(csv_file, lambda path: path.write_text(table.table_csv(standings)))
         except OSError as error:
             _fail(f"{csv_file}: cannot write the table ({error.strerror or error})")
     typer.echo(json.dumps(table.table_to_dict(standings)) if as_json else table.table_text(standings))
@@ -317,7 +318,7 @@ def sheet(
     write_sheet(out, dpi, load_layout(layout.value))
     typer.echo(f"wrote {out} ({dpi} dpi)")
     if layout_json is not None:
-        layout_json.write_text(json.dumps(load_layout(layout.value).to_dict(dpi), indent=1))
+        write_atomically(layout_json, lambda path: path.write_text(json.dumps(load_layout(layout.value).to_dict(dpi), indent=1)))
         typer.echo(f"wrote {layout_json}")
 
 
@@ -352,9 +353,17 @@ def synth(
     typer.echo(f"wrote {n} photos and their truth to {out}")
 
 
+def _interrupt(signum, frame) -> None:
+    # raised instead of KeyboardInterrupt, which click turns into "Aborted!" and exit 1
+    raise Interrupted("interrupted; the photos read so far are printed above")
+
+
 def main() -> None:
     """Entry point: run the app, turning any sheetscan error into its exit code (outside the
-    app, typer.Exit is not caught: exit here)."""
+    app, typer.Exit is not caught: exit here); Ctrl-C stops it with exit 130."""
+    import signal
+
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         app(prog_name="sheetscan")
     except SheetscanError as error:

@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     bad_input = 2  # a file that is missing, unreadable or malformed; bad arguments
     no_sheet = 3  # an image with no sheet found in it
     unreadable = 4  # a sheet found, but too blurred or too dark to read
+    interrupted = 130  # stopped by Ctrl-C (128 + SIGINT, as shells report it)
 
 
 class SheetscanError(Exception):
@@ -60,3 +61,9 @@ class ModelError(SheetscanError):
     """A missing or unusable trained model: the installation's problem, not the photo's."""
 
     exit_code = ExitCode.bad_input
+
+
+class Interrupted(SheetscanError):
+    """Ctrl-C: what was done is kept, the rest not done."""
+
+    exit_code = ExitCode.interrupted

@@ -8,7 +8,6 @@ and run the files; the reader runs them with OpenCV's dnn module (reading/networ
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -17,6 +16,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from sheetscan.files import write_atomically
 from sheetscan.reading.networks import CLASSES_KEY, TEMPERATURE_KEY, Network, network_path
 
 # OpenCV 4.8's ONNX importer reads these; every node used here exists in opset 13.
@@ -82,9 +82,7 @@ def calibrated_model(network: Network, temperature: np.ndarray, metadata: Mappin
 def write_model(model: onnx.ModelProto, path: Path) -> None:
     """Write ``model`` to ``path`` through a temporary name, so no half-written model is left."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(model.SerializeToString())
-    os.replace(partial, path)
+    write_atomically(path, lambda temporary: temporary.write_bytes(model.SerializeToString()))
 
 
 def write_model_set(folder: Path, models: Mapping[str, onnx.ModelProto]) -> list[Path]:

@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from sheetscan.errors import ExitCode, SheetscanError
+from sheetscan.files import write_atomically
 
 layout_app = typer.Typer(help="Make a layout for a printed sheet design from a photo of it.", no_args_is_help=True)
 KIND_COLOURS = {"garden": (0, 160, 220), "turn": (200, 90, 0), "score": (40, 150, 40), "pond_icon": (180, 0, 180),
@@ -31,16 +32,6 @@ def draw_discovered(found) -> "object":
     return image
 
 
-def _write_atomically(path: Path, write) -> None:
-    """``write(temporary path)``, then the temporary file renamed to ``path``: never half a file."""
-    temporary = path.with_name(f".{path.name}.partial{path.suffix}")
-    try:
-        write(temporary)
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
 @layout_app.command("from-photo")
 def from_photo_command(
     photo: Path = typer.Argument(..., help="A photo of one sheet of the design, blank or filled (blank is surer)."),
@@ -56,11 +47,10 @@ def from_photo_command(
 
     Example: sheetscan layout from-photo blank-pad.jpg --out my-pad.json
     """
-    import cv2
-
     from sheetscan.design.layout import LayoutError
     from sheetscan.reading.discover import discover_layout
     from sheetscan.reading.photo import load_photo
+    from sheetscan.reading.pictures import save_picture
 
     picture = picture or out.with_suffix(".png")
     if out.resolve() == photo.resolve() or picture.resolve() == photo.resolve():
@@ -72,11 +62,11 @@ def from_photo_command(
     except SheetscanError as error:
         _fail(f"{photo}: {error.problem if hasattr(error, 'problem') else error.message}", error.exit_code)
     try:
-        _write_atomically(picture, lambda path: cv2.imwrite(str(path), draw_discovered(found)))
+        save_picture(picture, draw_discovered(found))
         if not found.missing:
-            _write_atomically(out, lambda path: path.write_text(json.dumps(found.document, indent=1) + "\n"))
+            write_atomically(out, lambda path: path.write_text(json.dumps(found.document, indent=1) + "\n"))
     except OSError as error:
-        _fail(f"{error.filename}: cannot write there ({error.strerror or error})")
+        _fail(f"{error.filename or out}: cannot write there ({error.strerror or error})")
     if found.missing:
         _fail(f"{photo}: could not find {'; '.join(found.missing)} (see {picture}); no layout written",
               ExitCode.unreadable)

@@ -14,7 +14,7 @@ from sheetscan.design.layout import Layout, Region
 from sheetscan.game.audit import Finding
 from sheetscan.game.garden import Garden, SheetRecord, turn_text
 from sheetscan.game.score import Score
-from sheetscan.reading.pictures import FONT, GOOD, draw_cells, region_box
+from sheetscan.reading.pictures import FONT, GOOD, draw_cells, region_box, save_picture
 from sheetscan.reading.read import GardenReading
 
 FINDING = (0, 120, 255)
@@ -75,7 +75,7 @@ def _write_sheet_pictures(result, folder: Path, inputs: set[Path], suffix: str, 
     for number, sheet in enumerate(result.sheets, start=1):
         path = folder / f"{Path(result.path).stem}-sheet{number}-{suffix}.png"
         if path.resolve() not in inputs:
-            cv2.imwrite(str(path), draw(sheet))
+            save_picture(path, draw(sheet))
             written.append(path)
     return written
 

@@ -6,9 +6,12 @@ All functions take a grey image and return a new BGR image; nothing is drawn in 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 
+from sheetscan.files import write_atomically
 from sheetscan.design.layout import Layout, Region
 from sheetscan.game.garden import Garden
 from sheetscan.game.rules import GRID_SIZE
@@ -27,6 +30,16 @@ def region_box(region: Region) -> tuple[int, int, int, int]:
     """(x, y, w, h) of a layout region in the canonical image's pixels."""
     s = CANONICAL_PX_PER_MM
     return int(region.x * s), int(region.y * s), int(region.w * s), int(region.h * s)
+
+
+def save_picture(path: Path, image: np.ndarray) -> None:
+    """Write ``image`` (PNG by the suffix) whole or not at all; OSError if it cannot be."""
+
+    def write(temporary: Path) -> None:
+        if not cv2.imwrite(str(temporary), image):
+            raise OSError(f"cannot write the picture {path}")
+
+    write_atomically(path, write)
 
 
 def draw_located(gray: np.ndarray, located: Located, layout: Layout) -> np.ndarray:

@@ -17,7 +17,7 @@ from sheetscan.reading.decode import DecodedSheet, decode_sheet
 from sheetscan.errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
-from sheetscan.reading.pictures import draw_cells, draw_located, draw_water
+from sheetscan.reading.pictures import draw_cells, draw_located, draw_water, save_picture
 from sheetscan.reading.photo import Photo, load_photo
 from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
 from sheetscan.reading.verdict import Verdict, sheet_verdict
@@ -46,7 +46,7 @@ class Debug:
         """Save the picture ``draw()`` makes, drawing it only when a folder was given."""
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(self.folder / f"{self.stem}-{stage}.png"), draw())
+            save_picture(self.folder / f"{self.stem}-{stage}.png", draw())
 
 
 @dataclass(frozen=True)

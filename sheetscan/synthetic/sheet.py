@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from sheetscan.files import write_atomically
 from sheetscan.synthetic.glyphs import GLYPHS, Stroke, bonsai_pot, pond_icon
 from sheetscan.design.layout import MM_PER_INCH, Layout, Region, load_layout
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration
@@ -181,6 +182,6 @@ def write_sheet(path: Path, dpi: float = 300, layout: Layout | None = None) -> N
     image = render_sheet(dpi, layout)
     rgb = Image.fromarray(cv2.cvtColor(image, cv2.COLOR_BGR2RGB))
     if path.suffix.lower() == ".pdf":
-        rgb.save(path, "PDF", resolution=dpi)
+        write_atomically(path, lambda temporary: rgb.save(temporary, "PDF", resolution=dpi))
     else:
-        rgb.save(path, dpi=(dpi, dpi))
+        write_atomically(path, lambda temporary: rgb.save(temporary, "PNG", dpi=(dpi, dpi)))
