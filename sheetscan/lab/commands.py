@@ -229,6 +229,7 @@ def bench_layout_command(
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     reads: int = typer.Option(20, "--reads", min=1, help="Filled photos read with each layout."),
     layouts_read: int = typer.Option(2, "--layouts-read", min=0, help="Layouts found that are each used to read."),
+    filled: bool = typer.Option(False, "--filled", help="Make the layouts from photos of filled sheets (markers hidden)."),
     as_json: FiguresAsJson = False,
 ) -> None:
     """Make layouts from N blank photos of a design (`layout from-photo`), then read fresh
@@ -239,14 +240,16 @@ def bench_layout_command(
     from sheetscan.lab.layouts import bench_layout
 
     with typer.progressbar(length=n, label=f"layouts {layout.value}", file=sys.stderr) as bar:
-        f = bench_layout(n, seed, level.value, layout.value, reads, layouts_read, say=lambda _: bar.update(1))
+        f = bench_layout(n, seed, level.value, layout.value, reads, layouts_read, say=lambda _: bar.update(1),
+                         filled=filled)
 
     def figures(reading: dict) -> str:
         return (f"found {reading['sheets_found']:.1%}, cells {reading['decoration_accuracy']:.2%}, water "
                 f"{reading['water_accuracy']:.2%}, tree marks {reading['tree_dot_accuracy']:.2%}, exact totals "
                 f"{reading['exact_total']:.1%}")
 
-    lines = [f"{f['blank_photos']} blank {f['level']} photos of the {f['layout']} sheet (seed {f['seed']}): "
+    lines = [f"{f['blank_photos']} {'filled' if f['filled'] else 'blank'} {f['level']} photos of the {f['layout']} sheet "
+             f"(seed {f['seed']}): "
              f"{f['layouts_complete']:.1%} gave a whole layout"]
     lines += [f"  {count} x {reason}" for reason, count in f["failures"].items()]
     lines.append(f"  {f['read_photos']} filled photos (seed {f['seed'] + 1}, no markers) read with the design's own "

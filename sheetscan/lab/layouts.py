@@ -11,19 +11,21 @@ from sheetscan.errors import SheetscanError
 from sheetscan.lab.bench import bench_read
 from sheetscan.reading.discover import discover_layout
 from sheetscan.reading.photo import load_photo
-from sheetscan.synthetic.synth import blank_photo
+from sheetscan.synthetic.synth import blank_photo, synth_photo
 
 
 def bench_layout(count: int, seed: int, level: str, layout_name: str, reads: int, layouts_read: int,
-                 say=None) -> dict:
-    """Discover the layout of ``count`` blank photos of ``layout_name``; read ``reads`` filled
-    photos (seed + 1) with each of the first ``layouts_read`` layouts found, and with the
-    design's own."""
+                 say=None, filled: bool = False) -> dict:
+    """Discover the layout of ``count`` blank photos of ``layout_name`` (``filled``: of filled
+    sheets, markers hidden); read ``reads`` filled photos (seed + 1) with each of the first
+    ``layouts_read`` layouts found, and with the design's own."""
     complete, failures, found = 0, {}, []
     with tempfile.TemporaryDirectory(prefix="sheetscan-layout-") as folder:
         path = Path(folder) / "blank.jpg"
         for index in range(count):
-            path.write_bytes(blank_photo(index, seed, level, layout_name).jpeg)
+            photo = synth_photo(index, seed, level, layout_name=layout_name, markers="none") if filled else \
+                blank_photo(index, seed, level, layout_name)
+            path.write_bytes(photo.jpeg)
             try:
                 discovered = discover_layout(load_photo(path).gray)
                 if discovered.missing:
@@ -43,7 +45,7 @@ def bench_layout(count: int, seed: int, level: str, layout_name: str, reads: int
     readings = [bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", read_layout=layout)
                 for layout in found[:layouts_read]]
     return {
-        "blank_photos": count, "level": level, "seed": seed, "layout": layout_name,
+        "blank_photos": count, "filled": filled, "level": level, "seed": seed, "layout": layout_name,
         "layouts_complete": complete / count, "failures": failures,
         "read_photos": reads, "with_own_layout": {key: own[key] for key in keys},
         "with_found_layouts": [{key: reading[key] for key in keys} for reading in readings],

@@ -24,12 +24,13 @@ import numpy as np
 
 from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
-from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURN_COUNT, TURNS_PER_SEASON, Season
+from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_candidates, grid_corners_mm, scale_at, work_copy
-from sheetscan.reading.printed import (PAGE_PX_PER_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
+from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, largest first
+MIN_SUB_BOX_SEEN = 3  # turn boxes in which a sub-box must be seen whole to be placed
 PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side
 MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
 SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
@@ -164,13 +165,8 @@ def _turns(boxes: list[Box], words: list[tuple[str, Box]]) -> tuple[dict | None,
     if rows is None:
         return None, []
     turns = [b for row in rows for b in row]
-    parts = {part: [] for part in TURN_PARTS}
-    for turn in turns:
-        inside = sorted((b for b in boxes if turn.holds(b)), key=lambda b: b.x)
-        if len(inside) == len(TURN_PARTS):
-            for part, box in zip(TURN_PARTS, inside, strict=True):
-                parts[part].append((box.x - turn.x, box.y - turn.y, box.w, box.h))
-    if min(len(found) for found in parts.values()) < TURN_COUNT / 2:
+    parts = _sub_boxes(turns, boxes)
+    if parts is None:
         return None, turns
     first = rows[0][0]
     labels = _season_labels(rows, words)
@@ -183,6 +179,24 @@ def _turns(boxes: list[Box], words: list[tuple[str, Box]]) -> tuple[dict | None,
         "sub_boxes": {part: dict(zip("xywh", np.round(np.mean(found, axis=0), 1).tolist(), strict=True))
                       for part, found in parts.items()},
     }, turns
+
+
+def _sub_boxes(turns: list[Box], boxes: list[Box]) -> dict[str, list[tuple]] | None:
+    """Each sub-box's place in its turn box, (x, y, w, h) relative to it, from the boxes inside
+    the turn boxes: their centres fall into as many clusters across as there are sub-boxes
+    (split at the widest gaps), each seen in a few turn boxes at least (a digit touching its
+    outline hides a sub-box in that box alone). None if they do not."""
+    inside = [(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes
+              if turn.holds(b) and b.h >= 0.5 * turn.h]
+    if len(inside) < len(TURN_PARTS):
+        return None
+    inside.sort(key=lambda r: r[0] + r[2] / 2)
+    centres = np.array([r[0] + r[2] / 2 for r in inside])
+    cuts = np.sort(np.argsort(np.diff(centres))[-(len(TURN_PARTS) - 1):]) + 1
+    clusters = np.split(np.arange(len(inside)), cuts)
+    if min(len(c) for c in clusters) < MIN_SUB_BOX_SEEN or any(np.ptp(centres[c]) > 2 * SAME_LINE_MM for c in clusters):
+        return None
+    return {part: [inside[i] for i in cluster] for part, cluster in zip(TURN_PARTS, clusters, strict=True)}
 
 
 def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple[float, list[str]]:

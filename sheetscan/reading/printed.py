@@ -69,9 +69,10 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
     for box in sorted(found, key=lambda b: (b.x, b.y)):
         for group in merged:
             first = group[0]
-            if all(abs(a - b) <= SAME_LINE_MM for a, b in ((box.x, first.x), (box.y, first.y),
-                                                          (box.x + box.w, first.x + first.w),
-                                                          (box.y + box.h, first.y + first.h))):
+            # a line's outer edge is its inner one grown by its width on every side: the same
+            # centre, sides longer by twice the width
+            same_centre = max(abs(box.centre[0] - first.centre[0]), abs(box.centre[1] - first.centre[1]))
+            if same_centre <= SAME_LINE_MM / 2 and max(abs(box.w - first.w), abs(box.h - first.h)) <= 2 * SAME_LINE_MM:
                 group.append(box)
                 break
         else:
