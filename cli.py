@@ -29,6 +29,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(bench_app, name="bench")
+SHOW_TRACEBACKS = False  # --verbose
+
+
+@app.callback()
+def _options(verbose: bool = typer.Option(False, "--verbose", help="On an unexpected error (a bug), show its "
+                                          "traceback instead of one line.")) -> None:
+    global SHOW_TRACEBACKS
+    SHOW_TRACEBACKS = verbose
 app.add_typer(layout_app, name="layout")
 
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
@@ -369,6 +377,15 @@ def main() -> None:
     except SheetscanError as error:
         typer.echo(f"sheetscan: {error.message}", err=True)
         sys.exit(int(error.exit_code))
+    except ImportError as error:  # a dependency missing from this installation
+        typer.echo(f"sheetscan: a required package is missing ({error}); reinstall sheetscan", err=True)
+        sys.exit(int(ExitCode.installation))
+    except Exception as error:  # a bug: one line unless asked for more
+        if SHOW_TRACEBACKS:
+            raise
+        typer.echo(f"sheetscan: internal error ({type(error).__name__}: {error}); run again with --verbose "
+                   "for the details", err=True)
+        sys.exit(int(ExitCode.internal_error))
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ class ExitCode(IntEnum):
     """Process exit codes, distinct per kind of failure."""
 
     ok = 0
+    internal_error = 1  # a bug: one line (the traceback with --verbose)
     bad_input = 2  # a file that is missing, unreadable or malformed; bad arguments
     no_sheet = 3  # an image with no sheet found in it
     unreadable = 4  # a sheet found, but too blurred or too dark to read
+    installation = 5  # a missing or unusable model, or a missing dependency: the installation's fault
     interrupted = 130  # stopped by Ctrl-C (128 + SIGINT, as shells report it)
 
 
@@ -60,7 +62,7 @@ class UnreadableSheetError(SheetscanError):
 class ModelError(SheetscanError):
     """A missing or unusable trained model: the installation's problem, not the photo's."""
 
-    exit_code = ExitCode.bad_input
+    exit_code = ExitCode.installation
 
 
 class Interrupted(SheetscanError):

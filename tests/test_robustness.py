@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 
+from sheetscan.errors import ExitCode
 from sheetscan.files import write_atomically
 
 ROOT = Path(__file__).parents[1]
@@ -44,3 +45,49 @@ def test_ctrl_c_mid_batch_keeps_what_was_read_and_exits_130(tmp_path):
     assert '"sheets":[{' in first and "Traceback" not in errors
     assert errors.strip().splitlines()[-1] == "sheetscan: interrupted; the photos read so far are printed above"
     assert len((first + rest).splitlines()) < len(photos)
+
+
+def test_an_unexpected_error_is_one_line_unless_asked_for_the_traceback(monkeypatch, capsys):
+    import cli
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "app", broken)
+    monkeypatch.setattr(cli, "SHOW_TRACEBACKS", False)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == ExitCode.internal_error
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "sheetscan: internal error (RuntimeError: a bug); run again with --verbose for the details"]
+    monkeypatch.setattr(cli, "SHOW_TRACEBACKS", True)
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main()
+
+
+@pytest.mark.parametrize("make, code", [
+    (lambda folder: folder / "absent.jpg", ExitCode.bad_input),
+    (lambda folder: _write(folder / "notes.jpg", b"shopping list"), ExitCode.bad_input),
+    (lambda folder: _write(folder / "cut.jpg", (SAMPLES / "phone" / "0000.jpg").read_bytes()[:5000]), ExitCode.bad_input),
+    (lambda folder: _write(folder / "plain.png", _png_of_paper()), ExitCode.no_sheet),
+])
+def test_the_real_command_exits_with_the_documented_code_and_one_line(tmp_path, make, code):
+    photo = make(tmp_path)
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "score", str(photo)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == code
+    assert len(result.stderr.strip().splitlines()) == 1 and photo.name in result.stderr and "Traceback" not in result.stderr
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _png_of_paper() -> bytes:
+    import cv2
+    import numpy as np
+
+    paper = np.full((600, 800), 235, np.uint8)
+    cv2.putText(paper, "a shopping list", (50, 300), cv2.FONT_HERSHEY_SIMPLEX, 2, 40, 3)
+    return cv2.imencode(".png", paper)[1].tobytes()

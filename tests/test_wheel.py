@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from sheetscan.errors import ExitCode
+
 from conftest import SAMPLES, truth
 
 ROOT = Path(__file__).parents[1]
@@ -65,11 +67,11 @@ def test_python_m_sheetscan_is_the_command(installed, tmp_path):
     assert result.returncode == 0 and "Audit:" in result.stdout
 
 
-def test_a_missing_model_is_one_line_and_exit_2_from_the_real_entry_point(installed, tmp_path):
+def test_a_missing_model_is_one_line_and_the_installation_code_from_the_real_entry_point(installed, tmp_path):
     shutil.copy(SAMPLES / "phone" / "0000.jpg", tmp_path / "photo.jpg")
     result = subprocess.run([str(installed / "sheetscan"), "score", "photo.jpg"], cwd=tmp_path, capture_output=True, text=True,
                             env={"SHEETSCAN_MODEL": str(tmp_path / "nowhere"), "PATH": "/usr/bin:/bin"}, timeout=300)
-    assert result.returncode == 2
+    assert result.returncode == ExitCode.installation
     assert result.stderr.strip().splitlines() == [
         f"sheetscan: {tmp_path / 'nowhere' / 'decoration.onnx'}: no usable model; rebuild it with "
         "'sheetscan train --networks cells; sheetscan train --networks cells-tables'"]
