@@ -65,6 +65,12 @@ class ModelError(SheetscanError):
     exit_code = ExitCode.installation
 
 
+class InternalError(SheetscanError):
+    """A bug met while reading one input: reported for that input, the batch goes on."""
+
+    exit_code = ExitCode.internal_error
+
+
 class Interrupted(SheetscanError):
     """Ctrl-C: what was done is kept, the rest not done."""
 

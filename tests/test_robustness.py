@@ -91,3 +91,14 @@ def _png_of_paper() -> bytes:
     paper = np.full((600, 800), 235, np.uint8)
     cv2.putText(paper, "a shopping list", (50, 300), cv2.FONT_HERSHEY_SIMPLEX, 2, 40, 3)
     return cv2.imencode(".png", paper)[1].tobytes()
+
+
+def test_a_sample_of_the_hostile_corpus_gives_its_documented_codes(tmp_path):
+    from sheetscan.lab.hostile import make_corpus, run_corpus
+
+    cases = make_corpus(tmp_path / "corpus", seed=1, gardens=30, layouts=15)
+    assert len(cases) > 150 and {case.command for case in cases} == {"score", "rescore", "layout"}
+    figures = run_corpus(cases)
+    assert figures["wrong_exit_codes"] == [] and figures["tracebacks"] == []
+    assert figures["damaged_read_as_sheet"] == 0 and figures["slowest_seconds"] < 10
+    assert figures["batch_lines"] == figures["batch_inputs"] and figures["batch_tracebacks"] == 0

@@ -162,9 +162,9 @@ def expand_layout(document: dict[str, Any]) -> Layout:
             garden_line_mm=float(garden.get("line_mm", 0.35)),
             document=document,
         )
-    except (KeyError, TypeError, IndexError) as error:
+        validate_layout(layout, scoring["categories"])  # a member of the wrong type fails here too
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as error:
         raise LayoutError(f"layout is missing or has a malformed member ({error})") from None
-    validate_layout(layout, scoring["categories"])
     return layout
 
 

@@ -258,6 +258,37 @@ def bench_layout_command(
     _print_figures(f, as_json, "\n".join(lines))
 
 
+@bench_app.command("robustness")
+def bench_robustness_command(
+    seed: int = typer.Option(0, "--seed", help="Seed of the corpus."),
+    gardens: int = typer.Option(120, "--gardens", min=0, help="Reshaped garden files."),
+    layouts: int = typer.Option(60, "--layouts", min=0, help="Reshaped layout files."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """Make the hostile-input corpus (damaged, huge and odd images, odd paths, reshaped garden
+    and layout files) and run every input: exit codes against the documented ones, no
+    traceback, no damaged photo read as a sheet, the whole batch read.
+
+    Example: sheetscan bench robustness
+    """
+    import tempfile
+    from pathlib import Path as FolderPath
+
+    from sheetscan.lab.hostile import make_corpus, run_corpus
+
+    with tempfile.TemporaryDirectory(prefix="sheetscan-hostile-") as folder:
+        cases = make_corpus(FolderPath(folder), seed, gardens, layouts)
+        with typer.progressbar(length=len(cases), label="hostile inputs", file=sys.stderr) as bar:
+            f = run_corpus(cases, say=lambda _: bar.update(1))
+    lines = [f"{f['inputs']} hostile inputs: {len(f['wrong_exit_codes'])} with a wrong exit code, "
+             f"{len(f['tracebacks'])} tracebacks, {f['damaged_read_as_sheet']} damaged photos read as a sheet; "
+             f"slowest {f['slowest_seconds']} s ({f['slowest']}); peak memory {f['peak_memory_mb']} MB",
+             f"  as one `score --json` batch: {f['batch_lines']} lines for {f['batch_inputs']} inputs, exit "
+             f"{f['batch_exit']}, {f['batch_tracebacks']} tracebacks"]
+    lines += [f"  {line}" for line in f["wrong_exit_codes"] + f["tracebacks"]]
+    _print_figures(f, as_json, "\n".join(lines))
+
+
 @bench_app.command("games")
 def bench_games_command(
     n: int = typer.Option(1000, "--n", min=1, help="Number of games."),

@@ -98,6 +98,8 @@ def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
     """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, largest first."""
     small, factor = _shrunk(gray, CANDIDATE_LONG_SIDE)
     window = int(BINARY_WINDOW * max(small.shape)) | 1
+    if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
+        return []
     ink = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, window, BINARY_OFFSET)
     contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     min_side = MIN_GRID_SIDE * max(small.shape)

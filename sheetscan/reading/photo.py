@@ -6,6 +6,9 @@ a sheet needs about 5 px per mm, which a 12-megapixel photo gives at half size.
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,8 @@ REDUCE_ABOVE_PIXELS = 6e6
 MAX_PHOTO_PIXELS = 250e6  # larger than any phone's photo (200 MP): a larger image is refused unread
 JPEG_START, JPEG_SCAN, JPEG_END = b"\xff\xd8", b"\xff\xda", b"\xff\xd9"
 Image.MAX_IMAGE_PIXELS = None  # the size is checked here, with a message naming the file
+# What libjpeg says (to the process's stderr, past Python) of a JPEG whose data is damaged
+DAMAGED_JPEG_SAYS = ("Corrupt JPEG data", "Premature end of JPEG file", "Invalid JPEG file structure")
 HEIC_SUFFIXES = (".heic", ".heif")
 
 
@@ -72,6 +77,22 @@ def _open_with_pillow(path: Path) -> np.ndarray:
         raise InputFileError(str(path), "not an image (or a damaged one)") from None
 
 
+def _quietly(decode):
+    """``decode()`` and what C libraries wrote to the process's stderr meanwhile (libjpeg's
+    warnings), which is kept from the user's terminal: (its result, the text)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            result = decode()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        return result, capture.read().decode(errors="replace")
+
+
 def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
     """Decode a photo in grey, a JPEG at 1/``reduction`` of its size (1, 2 or 4; default: by
     its size); raise InputFileError naming the file when it cannot be."""
@@ -83,7 +104,10 @@ def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
     if path.suffix.lower() not in HEIC_SUFFIXES:
         factor = reduction or _reduction(path)
         _check_jpeg_whole(path)
-        gray = cv2.imread(str(path), REDUCED_FLAGS[factor])  # applies EXIF orientation
+        gray, said = _quietly(lambda: cv2.imread(str(path), REDUCED_FLAGS[factor]))  # applies EXIF orientation
+        damage = [line for line in said.splitlines() if line.startswith(DAMAGED_JPEG_SAYS)]
+        if damage:
+            raise InputFileError(str(path), f"a damaged JPEG ({damage[0].strip()}); copy the photo again")
         if gray is not None:
             return Photo(gray, float(factor))
     return Photo(_open_with_pillow(path), 1.0)

@@ -14,7 +14,8 @@ import numpy as np
 
 from sheetscan.reading.boxes import BoxReading, box_models_for, load_box_models, read_boxes
 from sheetscan.reading.decode import DecodedSheet, decode_sheet
-from sheetscan.errors import InputFileError, NoSheetError, SheetscanError, UnreadableSheetError
+from sheetscan.errors import (InputFileError, InternalError, Interrupted, ModelError, NoSheetError, SheetscanError,
+                              UnreadableSheetError)
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
 from sheetscan.reading.pictures import draw_cells, draw_located, draw_water, save_picture
@@ -33,6 +34,7 @@ QUALITY_LONG_SIDE = 800  # size of the small copy used for the quality checks
 # fewer pixels per mm than this: a table photo's sheets are small. Bench phone photos read well
 # down to about 3 px/mm; the canonical image has 5.
 MIN_SHEET_PX_PER_MM = 3.0
+MIN_PHOTO_SIDE = 300  # pixels: an image smaller than this holds no readable sheet (1 px/mm on A4)
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,9 @@ class PhotoResult:
 
 
 def _explain_no_sheet(photo: Photo) -> SheetscanError:
+    height, width = photo.gray.shape
+    if max(height, width) * photo.scale < MIN_PHOTO_SIDE:
+        return NoSheetError(f"no sheet found: the image is {width} x {height} pixels, too small to hold a readable sheet")
     factor = QUALITY_LONG_SIDE / max(photo.gray.shape)
     small = cv2.resize(photo.gray, None, fx=min(factor, 1.0), fy=min(factor, 1.0), interpolation=cv2.INTER_AREA)
     if np.median(small) < DARK_PHOTO:
@@ -165,3 +170,8 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         return PhotoResult(str(path), error=error)
     except (NoSheetError, UnreadableSheetError) as error:
         return PhotoResult(str(path), error=type(error)(f"{path}: {error.message}"))
+    except (ModelError, Interrupted):
+        raise  # the installation's, or the user's Ctrl-C, not this photo's: they stop the batch
+    except Exception as error:  # a bug met on this photo: said for it, and the batch goes on
+        return PhotoResult(str(path), error=InternalError(f"{path}: internal error ({type(error).__name__}: {error}); "
+                                                          "please report it with the photo"))
