@@ -102,3 +102,12 @@ def test_a_sample_of_the_hostile_corpus_gives_its_documented_codes(tmp_path):
     assert figures["wrong_exit_codes"] == [] and figures["tracebacks"] == []
     assert figures["damaged_read_as_sheet"] == 0 and figures["slowest_seconds"] < 10
     assert figures["batch_lines"] == figures["batch_inputs"] and figures["batch_tracebacks"] == 0
+
+
+def test_fuzzing_the_parsers_finds_no_crash():
+    pytest.importorskip("hypothesis")
+    from sheetscan.lab.fuzz import fuzz_parsers
+
+    figures = fuzz_parsers(seconds=2, seed=3)
+    for target in ("photo_opener", "garden_parser", "layout_parser"):
+        assert figures[target]["inputs_tried"] > 100 and figures[target]["crashes"] == [], target
