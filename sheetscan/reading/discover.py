@@ -25,7 +25,8 @@ import numpy as np
 from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
-from sheetscan.reading.grid import fit_garden, grid_candidates, grid_corners_mm, scale_at, work_copy
+from sheetscan.reading.grid import (fit_garden, grid_candidates, grid_corners_mm, pixel_scaling, scale_at, scaled_points,
+                                    work_copy)
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 
@@ -86,10 +87,10 @@ def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, 
     copies: dict[int, np.ndarray] = {0: gray}
     for outline in grid_candidates(gray)[:CANDIDATES_TRIED]:
         work, factor = work_copy(gray, outline, garden.w, copies)
-        fit = fit_garden(work, (outline + 0.5) * factor - 0.5, garden, 0.0)
+        fit = fit_garden(work, scaled_points(outline, factor), garden, 0.0)
         if fit is None:
             continue
-        crossings = (fit[1] + 0.5) / factor - 0.5
+        crossings = scaled_points(fit[1], 1 / factor)
         # the inner lines lie on the cells' edges; the outer line's centre lies half its width
         # outside them: fit the cells by the inner crossings, and measure the outer line
         inner = np.s_[1:GRID_SIZE, 1:GRID_SIZE]
@@ -147,8 +148,7 @@ def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region):
     shrink = min(1.0, 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
     if shrink < 1.0:  # a page drawn much coarser than the photo would alias its thin lines
         gray = cv2.resize(gray, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
-        shift = (shrink - 1) / 2
-        garden_to_photo = np.array([[shrink, 0, shift], [0, shrink, shift], [0, 0, 1]]) @ garden_to_photo
+        garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
     bounds = _page_bounds(gray, garden_to_photo, garden)
     best = None
     for to_garden, page in _upright_pages(gray, garden_to_photo, bounds):

@@ -79,10 +79,15 @@ def _shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
     return cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), factor
 
 
-def _scaling(factor: float) -> np.ndarray:
+def pixel_scaling(factor: float) -> np.ndarray:
     """(3, 3) map from a photo's pixel centres to those of a copy ``factor`` times its size."""
     shift = (factor - 1) / 2
     return np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+
+
+def scaled_points(points: np.ndarray, factor: float) -> np.ndarray:
+    """Pixel coordinates ``points`` in a copy of their photo ``factor`` times its size."""
+    return (points + 0.5) * factor - 0.5
 
 
 def _clockwise(quad: np.ndarray) -> np.ndarray:
@@ -115,7 +120,7 @@ def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
         sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
         if sides.min() < min_side or cv2.contourArea(contour) < MIN_FILL * area or sides.max() > 3 * sides.min():
             continue
-        quads.append((area, (_clockwise(quad.astype(np.float64)) + 0.5) / factor - 0.5))
+        quads.append((area, scaled_points(_clockwise(quad.astype(np.float64)), 1 / factor)))
     return [quad for _, quad in sorted(quads, key=lambda item: -item[0])]
 
 
@@ -359,12 +364,11 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
             continue
         garden_side_mm = layout.region("garden").w + layout.garden_border_mm
         work, factor = work_copy(gray, outline, garden_side_mm, copies)
-        sheet = fit_sheet(work, (outline + 0.5) * factor - 0.5, layout)
+        sheet = fit_sheet(work, scaled_points(outline, factor), layout)
         if sheet is None:
             continue
-        back = np.linalg.inv(_scaling(factor))
-        sheet = GridSheet(back @ sheet.homography, sheet.boxes_found, sheet.fit_error_px / factor,
-                          (sheet.lines + 0.5) / factor - 0.5)
+        sheet = GridSheet(pixel_scaling(1 / factor) @ sheet.homography, sheet.boxes_found, sheet.fit_error_px / factor,
+                          scaled_points(sheet.lines, 1 / factor))
         sheets.append(sheet)
         width, height = layout.page_mm
         page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)

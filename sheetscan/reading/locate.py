@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
-from sheetscan.reading.grid import find_grid_sheets, scale_at
+from sheetscan.reading.grid import find_grid_sheets, pixel_scaling, scale_at, scaled_points
 
 DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
 MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)
@@ -55,10 +55,8 @@ class SheetLocation:
 
     def scaled(self, factor: float) -> "SheetLocation":
         """The same sheet in a copy of the photo ``factor`` times as large (pixel centres kept)."""
-        shift = (factor - 1) / 2
-        enlarge = np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
-        lines = None if self.grid_lines is None else (self.grid_lines + 0.5) * factor - 0.5
-        return SheetLocation(enlarge @ self.homography, self.marker_ids, self.alignment_error_px * factor,
+        lines = None if self.grid_lines is None else scaled_points(self.grid_lines, factor)
+        return SheetLocation(pixel_scaling(factor) @ self.homography, self.marker_ids, self.alignment_error_px * factor,
                              self.px_per_mm * factor, self.found_by, lines)
 
     def page_corners(self, layout: Layout) -> np.ndarray:
@@ -101,7 +99,7 @@ def detect_markers(gray: np.ndarray, long_side: int, layout: Layout) -> list[tup
         return []
     wanted = set(layout.marker_ids)
     # corners are pixel centres: map the small copy's centres back to the photo's
-    return [(int(i), (c.reshape(4, 2) + 0.5) / factor - 0.5)
+    return [(int(i), scaled_points(c.reshape(4, 2), 1 / factor))
             for i, c in zip(ids.ravel(), corners, strict=True) if int(i) in wanted]
 
 
