@@ -14,7 +14,6 @@ from typing import Callable
 from sheetscan.design.layout import LayoutError, expand_layout, load_layout
 from sheetscan.errors import SheetscanError
 
-GOLDEN = Path(__file__).parents[2] / "tests" / "golden" / "08-rulebook-final-example.json"
 CRASHES_KEPT = 20  # per target, in the report
 
 

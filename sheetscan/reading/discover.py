@@ -26,11 +26,12 @@ from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import (fit_garden, grid_candidates, grid_corners_mm, pixel_scaling, scale_at, scaled_points,
-                                    work_copy)
+                                    shrunk, work_copy)
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, largest first
+PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
 MIN_SUB_BOX_SEEN = 3  # turn boxes in which a sub-box must be seen whole to be placed
 PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side
 MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
@@ -106,8 +107,7 @@ def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, 
 def _page_bounds(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) in the garden's millimetres of the paper around the garden: the bright
     region holding it (Otsu), within PAGE_REACH gardens of it."""
-    small_factor = min(1.0, 1000 / max(gray.shape))
-    small = cv2.resize(gray, None, fx=small_factor, fy=small_factor, interpolation=cv2.INTER_AREA)
+    small, small_factor = shrunk(gray, PAGE_SEARCH_LONG_SIDE)
     _, bright = cv2.threshold(cv2.GaussianBlur(small, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     count, labels = cv2.connectedComponents(bright)
@@ -145,10 +145,9 @@ def _upright_pages(gray: np.ndarray, garden_to_photo: np.ndarray, bounds) -> lis
 def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region):
     """The page turned the way its printed words read: (upright millimetres to the garden's,
     the upright page, its words)."""
-    shrink = min(1.0, 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
-    if shrink < 1.0:  # a page drawn much coarser than the photo would alias its thin lines
-        gray = cv2.resize(gray, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
-        garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
+    # a page drawn much coarser than the photo would alias its thin lines
+    gray, shrink = shrunk(gray, max(gray.shape) * 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
+    garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
     bounds = _page_bounds(gray, garden_to_photo, garden)
     best = None
     for to_garden, page in _upright_pages(gray, garden_to_photo, bounds):

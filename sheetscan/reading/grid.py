@@ -72,7 +72,8 @@ class GridSheet:
     lines: np.ndarray
 
 
-def _shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
+def shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
+    """``gray`` shrunk (never enlarged) to ``long_side``, and the factor it was shrunk by."""
     factor = min(1.0, long_side / max(gray.shape))
     if factor == 1.0:
         return gray, 1.0
@@ -83,6 +84,14 @@ def pixel_scaling(factor: float) -> np.ndarray:
     """(3, 3) map from a photo's pixel centres to those of a copy ``factor`` times its size."""
     shift = (factor - 1) / 2
     return np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
+
+
+def page_corners(homography: np.ndarray, layout: Layout) -> np.ndarray:
+    """The page's 4 corners (clockwise from the top left) where ``homography`` (layout
+    millimetres to pixels) puts them."""
+    width, height = layout.page_mm
+    page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
+    return cv2.perspectiveTransform(page, homography).reshape(4, 2)
 
 
 def scaled_points(points: np.ndarray, factor: float) -> np.ndarray:
@@ -101,7 +110,7 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 
 def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
     """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, largest first."""
-    small, factor = _shrunk(gray, CANDIDATE_LONG_SIDE)
+    small, factor = shrunk(gray, CANDIDATE_LONG_SIDE)
     window = int(BINARY_WINDOW * max(small.shape)) | 1
     if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
         return []
@@ -370,9 +379,7 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
         sheet = GridSheet(pixel_scaling(1 / factor) @ sheet.homography, sheet.boxes_found, sheet.fit_error_px / factor,
                           scaled_points(sheet.lines, 1 / factor))
         sheets.append(sheet)
-        width, height = layout.page_mm
-        page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
-        taken.append(cv2.perspectiveTransform(page, sheet.homography).reshape(4, 2))
+        taken.append(page_corners(sheet.homography, layout))
     return sheets
 
 
@@ -384,6 +391,6 @@ def work_copy(gray: np.ndarray, outline: np.ndarray, garden_side_mm: float,
     sides = np.linalg.norm(outline - np.roll(outline, 1, axis=0), axis=1)
     halvings = max(0, int(np.floor(np.log2(sides.mean() / garden_side_mm / WORK_PX_PER_MM))))
     if halvings not in copies:
-        copies[halvings] = _shrunk(gray, max(gray.shape) / 2**halvings)[0]
+        copies[halvings] = shrunk(gray, max(gray.shape) / 2**halvings)[0]
     work = copies[halvings]
     return work, work.shape[1] / gray.shape[1]

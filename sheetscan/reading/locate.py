@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
-from sheetscan.reading.grid import find_grid_sheets, pixel_scaling, scale_at, scaled_points
+from sheetscan.reading.grid import find_grid_sheets, page_corners, pixel_scaling, scale_at, scaled_points, shrunk
 
 DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
 MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)
@@ -61,9 +61,12 @@ class SheetLocation:
 
     def page_corners(self, layout: Layout) -> np.ndarray:
         """The page's 4 corners (clockwise from the top left) in photo pixels."""
+        return page_corners(self.homography, layout)
+
+    def page_centre(self, layout: Layout) -> np.ndarray:
+        """The page's centre in photo pixels."""
         width, height = layout.page_mm
-        page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
-        return cv2.perspectiveTransform(page, self.homography).reshape(4, 2)
+        return cv2.perspectiveTransform(np.array([[[width / 2, height / 2]]]), self.homography).reshape(2)
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,7 @@ def _detector(layout: Layout) -> cv2.aruco.ArucoDetector:
 def detect_markers(gray: np.ndarray, long_side: int, layout: Layout) -> list[tuple[int, np.ndarray]]:
     """(id, 4 corners in ``gray``'s pixels) of the layout's markers, found on a copy of
     ``gray`` shrunk to ``long_side``."""
-    factor = min(1.0, long_side / max(gray.shape))
-    small = gray if factor == 1.0 else cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    small, factor = shrunk(gray, long_side)
     corners, ids, _ = _detector(layout).detectMarkers(small)
     if ids is None:
         return []
@@ -283,12 +285,9 @@ def _combine(marked: list[SheetLocation], unfitted: list, gridded: list[SheetLoc
     """One location per sheet: by all its markers where it has them, else by its grid, else by
     the markers it has; and the groups of markers that lie on none of them."""
     complete = [s for s in marked if len(s.marker_ids) == len(layout.marker_ids)]
-    width, height = layout.page_mm
-    centre = np.array([[[width / 2, height / 2]]])
-    sheets = complete + [g for g in gridded if not any(_inside(
-        cv2.perspectiveTransform(centre, g.homography).reshape(2), s, layout) for s in complete)]
-    sheets += [s for s in marked if len(s.marker_ids) < len(layout.marker_ids) and not any(_inside(
-        cv2.perspectiveTransform(centre, s.homography).reshape(2), g, layout) for g in sheets)]
+    sheets = complete + [g for g in gridded if not any(_inside(g.page_centre(layout), s, layout) for s in complete)]
+    sheets += [s for s in marked if len(s.marker_ids) < len(layout.marker_ids)
+               and not any(_inside(s.page_centre(layout), g, layout) for g in sheets)]
     partial = [group for group in unfitted
                if not any(_inside(np.mean([c.mean(axis=0) for _, c in group], axis=0), s, layout) for s in sheets)]
     return sheets, len(partial)
