@@ -280,7 +280,8 @@ def train(
     networks: Networks = typer.Option(Networks.cells, "--networks",
                                       help="cells: decoration and water; cells-tables: the same networks, trained with more "
                                            "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers; "
-                                           "boxes-tables: the same, trained with table photos too (averaged likewise)."),
+                                           "boxes-tables: the same, trained with table photos too (averaged likewise); "
+                                           "drawings: how alike two drawings of one sheet are (the sheet's joint labelling)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
     photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),
@@ -292,7 +293,7 @@ def train(
     """Rebuild a model file from scratch on synthetic photos (needs PyTorch, CPU is enough).
 
     Examples: sheetscan train --networks cells; sheetscan train --networks cells-tables; sheetscan train --networks boxes;
-    sheetscan train --networks boxes-tables
+    sheetscan train --networks boxes-tables; sheetscan train --networks drawings
     """
     from sheetscan.lab.train import PLANS, train_models
 

@@ -39,3 +39,11 @@ def box_reading(record: SheetRecord, written_doubts: dict | None = None) -> BoxR
     return BoxReading(tuple(_sure(turn) for turn in record.turns),
                       tuple(_sure(leaf < record.bonsai_pruned) for leaf in range(3)),
                       tuple(_sure(marked) for marked in record.ponds_marked), written)
+
+
+def alike_by_kind(record: SheetRecord, same: float = 1.6, other: float = 0.3) -> np.ndarray:
+    """(36, 36) drawing similarity as one hand's drawings give it: ``same`` between the cells of
+    a kind, ``other`` between kinds, 0 where a cell is empty."""
+    kinds = [record.garden.decoration(cell) for cell in ALL_CELLS]
+    similarity = np.array([[0.0 if a is None or b is None else same if a is b else other for b in kinds] for a in kinds])
+    return similarity

@@ -129,3 +129,22 @@ def test_a_model_set_is_written_whole_or_not_at_all(tmp_path):
     assert written == [tmp_path / "set" / "x.onnx"]
     assert sorted(p.name for p in (tmp_path / "set").iterdir()) == ["x.onnx"]  # no temporary left beside it
     assert Network.from_model(onnx.load(written[0])).metadata["plan"] == "p"
+
+
+def test_the_drawing_network_learns_to_tell_one_hands_drawings_apart():
+    pytest.importorskip("torch")
+    from sheetscan.lab.train import nearest_same_kind, train_drawing_net
+    from sheetscan.reading.groups import drawing_similarity
+
+    # each "sheet" holds two kinds drawn as the corner toy's two corners, the kinds given at random
+    patches, corner = toy_patches(480, 0)
+    sheets = np.repeat(np.arange(40), 12)
+    rng = np.random.default_rng(1)
+    kinds = np.where(rng.random(40)[sheets] < 0.5, corner, 1 - corner)
+    net = train_drawing_net(patches, kinds, sheets, seed=0, epochs=4)
+    similar = lambda p: drawing_similarity(np.zeros((len(p), 1)), net.logits(p))  # noqa: E731
+    test, test_corner = toy_patches(120, 1)
+    test_sheets = np.repeat(np.arange(10), 12)
+    assert nearest_same_kind(similar, test, test_corner, test_sheets) == 1.0
+    unlike = lambda p: -similar(p)  # noqa: E731 the least alike: always the other kind
+    assert nearest_same_kind(unlike, test, test_corner, test_sheets) == 0.0

@@ -51,7 +51,11 @@ def _box_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[
             "number": (patches["number"], np.array([number_labels(truth["written"][c]) for c in CATEGORIES]))}
 
 
-SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples}
+def _drawing_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {"drawing": (cell_patches(canonical, layout)[0], decoration_labels(truth["garden"]))}
+
+
+SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples, "drawings": _drawing_samples}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PA
 from sheetscan.reading.networks import Network, head_slices
 from sheetscan.errors import SheetscanError
 from sheetscan.names import TRAINING_PLANS
-from sheetscan.reading.read import CLASSES as CELL_CLASSES, DEFAULT_MODEL_PATHS
+from sheetscan.reading.read import CLASSES as CELL_CLASSES, DEFAULT_DRAWING_MODEL_PATH, DEFAULT_MODEL_PATHS, DRAWING_CLASSES
 
 SHIFT_PX = 2  # random shifts of a patch during training: alignment is never exact
 INK_GAIN = (0.6, 1.3)  # random ink strength: light pencil to heavy felt
@@ -55,6 +55,30 @@ def _network(torch, shape: tuple[int, int], classes: int, architecture: Architec
     return nn.Sequential(*layers)
 
 
+def _seeded_network(seed: int, shape: tuple[int, int], outputs: int, architecture: Architecture):
+    """PyTorch, a generator and a fresh network, all seeded by ``seed`` (training on 2 threads)."""
+    torch = _torch()
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    return torch, np.random.default_rng(seed), _network(torch, shape, outputs, architecture)
+
+
+def _augmented(padded: np.ndarray, chosen: np.ndarray, generator: np.random.Generator,
+               shape: tuple[int, int]) -> np.ndarray:
+    """The ``chosen`` patches of ``padded`` (padded by SHIFT_PX), shifted at random (one shift a
+    batch) and their ink strength varied: alignment is never exact, pens press differently."""
+    dy, dx = generator.integers(0, 2 * SHIFT_PX + 1, 2)
+    x = padded[chosen, dy : dy + shape[0], dx : dx + shape[1]]
+    return np.clip(x * generator.uniform(*INK_GAIN, (len(chosen), 1, 1)), 0, 1).astype(np.float32)
+
+
+def _step(optimiser, schedule, loss) -> None:
+    optimiser.zero_grad()
+    loss.backward()
+    optimiser.step()
+    schedule.step()
+
+
 def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, ...], *, seed: int,
                   epochs: int = 12, batch: int = 128, learning_rate: float = 2e-3, architecture: Architecture = SMALL,
                   progress=None) -> Network:
@@ -63,12 +87,8 @@ def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, .
     ``labels`` is (n,) class indices for a single-head network, or (n, heads) indices within
     each head (see cnn.head_slices), -1 where a head does not apply to a sample.
     """
-    torch = _torch()
-    torch.manual_seed(seed)
-    torch.set_num_threads(2)
-    generator = np.random.default_rng(seed)
+    torch, generator, network = _seeded_network(seed, patches.shape[1:3], len(classes), architecture)
     height, width = patches.shape[1:3]
-    network = _network(torch, (height, width), len(classes), architecture)
     parts = list(head_slices(classes).values())
     labels = labels.reshape(len(labels), -1)
     optimiser = torch.optim.Adam(network.parameters(), lr=learning_rate)
@@ -79,23 +99,75 @@ def train_cellnet(patches: np.ndarray, labels: np.ndarray, classes: tuple[str, .
         order = generator.permutation(len(patches))
         for start in range(0, len(order), batch):
             chosen = order[start : start + batch]
-            dy, dx = generator.integers(0, 2 * SHIFT_PX + 1, 2)
-            x = padded[chosen, dy : dy + height, dx : dx + width]
-            x = np.clip(x * generator.uniform(*INK_GAIN, (len(chosen), 1, 1)), 0, 1).astype(np.float32)
-            logits = network(torch.as_tensor(x[:, None]))
+            logits = network(torch.as_tensor(_augmented(padded, chosen, generator, (height, width))[:, None]))
             # Summed, not averaged, per head: a batch may hold no sample a head applies to.
             loss = sum(torch.nn.functional.cross_entropy(logits[:, part], targets[chosen, h], ignore_index=-1,
                                                          reduction="sum") for h, part in enumerate(parts)) / len(chosen)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
+            _step(optimiser, schedule, loss)
         if progress:
             progress(epoch, float(loss.detach()))
     return _to_network(network, (height, width), classes)
 
 
 TEMPERATURES = np.exp(np.linspace(np.log(0.5), np.log(8.0), 81))  # the candidates fit_temperatures tries
+
+
+# The drawing network: a supervised contrastive loss (Khosla et al. 2020) within each sheet, whose
+# positives are the cells the player drew as the same kind and whose negatives are that player's
+# other kinds. It learns what tells one hand's drawings apart, whatever the hand, not the kinds.
+CONTRAST_TEMPERATURE = 0.1
+SHEETS_PER_BATCH = 12
+
+
+def sheet_kinds(labels: np.ndarray) -> np.ndarray:
+    """Decoration class indices as kinds: a tree with its Spring/Summer mark is the same drawing."""
+    return np.where(labels == CELL_CLASSES["decoration"].index("tree_late"), CELL_CLASSES["decoration"].index("tree"), labels)
+
+
+def train_drawing_net(patches: np.ndarray, kinds: np.ndarray, sheets: np.ndarray, *, seed: int, epochs: int,
+                      architecture: Architecture = SMALL, progress=None) -> Network:
+    """Train the drawing network on (n, h, w) ink ``patches`` of decorated cells, each with its
+    ``kinds`` and its ``sheets`` (the sheet it was drawn on): its outputs, scaled to unit
+    length, are alike for one hand's drawings of one kind and unlike for its others."""
+    torch, generator, network = _seeded_network(seed, patches.shape[1:3], len(DRAWING_CLASSES), architecture)
+    height, width = patches.shape[1:3]
+    by_sheet = [np.flatnonzero(sheets == sheet) for sheet in np.unique(sheets)]
+    batches = len(by_sheet) // SHEETS_PER_BATCH
+    optimiser = torch.optim.Adam(network.parameters(), lr=2e-3)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=epochs * batches)
+    padded = np.pad(patches, ((0, 0), (SHIFT_PX, SHIFT_PX), (SHIFT_PX, SHIFT_PX)))
+    for epoch in range(epochs):
+        order = generator.permutation(len(by_sheet))
+        for batch in range(batches):
+            chosen = np.concatenate([by_sheet[i] for i in order[batch * SHEETS_PER_BATCH : (batch + 1) * SHEETS_PER_BATCH]])
+            x = _augmented(padded, chosen, generator, (height, width))
+            units = torch.nn.functional.normalize(network(torch.as_tensor(x[:, None])), dim=1)
+            same_sheet = torch.as_tensor(sheets[chosen][:, None] == sheets[chosen][None, :])
+            others = same_sheet & ~torch.eye(len(chosen), dtype=torch.bool)
+            positive = others & torch.as_tensor(kinds[chosen][:, None] == kinds[chosen][None, :])
+            logits = (units @ units.T / CONTRAST_TEMPERATURE).masked_fill(~others, -1e9)
+            log_p = logits - torch.logsumexp(logits, dim=1, keepdim=True)
+            has = positive.sum(dim=1) > 0
+            loss = -(log_p.masked_fill(~positive, 0).sum(dim=1)[has] / positive.sum(dim=1)[has]).mean()
+            _step(optimiser, schedule, loss)
+        if progress:
+            progress(epoch, float(loss.detach()))
+    return _to_network(network, (height, width), DRAWING_CLASSES)
+
+
+def nearest_same_kind(similarity_of, patches: np.ndarray, kinds: np.ndarray, sheets: np.ndarray) -> float:
+    """The share of drawings whose most alike other drawing on their sheet (by
+    ``similarity_of(patches) -> (n, n)``) is the same kind."""
+    right = seen = 0
+    for sheet in np.unique(sheets):
+        own = np.flatnonzero(sheets == sheet)
+        if len(own) < 2:
+            continue
+        similarity = similarity_of(patches[own])
+        np.fill_diagonal(similarity, -np.inf)
+        right += int((kinds[own][similarity.argmax(axis=1)] == kinds[own]).sum())
+        seen += len(own)
+    return right / max(seen, 1)
 
 
 def fit_temperatures(classes: tuple[str, ...], logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -190,6 +262,8 @@ PLANS = dict(zip(TRAINING_PLANS, (
     # sheets alone a little worse (number tens 98.7% -> 97.7%); the reader averages the two.
     TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[1], BOX_EPOCHS, BOX_ARCHITECTURES,
                  megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes"),
+    # drawings: the drawing network, on sheets alone (a photo is then a sheet: the contrast is within it)
+    TrainingPlan(3000, 1800, False, DEFAULT_DRAWING_MODEL_PATH, {"drawing": 20}, {"drawing": SMALL}, kind="drawings"),
 ), strict=True))
 TRAIN_LEVELS = ("phone", "scan", "hard")  # photo i is taken at level i % 3: this order made the shipped models
 HELD_OUT_PEN = "felt"  # a drawing style kept out of training, to measure how the reader generalises
@@ -200,7 +274,7 @@ COMPARISON_PHOTOS = 120  # phone photos for --compare-linear
 
 def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
     """The networks a kind of model set holds, and their classes."""
-    return dict(CELL_CLASSES) if kind == "cells" else dict(BOX_CLASSES)
+    return {"cells": dict(CELL_CLASSES), "boxes": dict(BOX_CLASSES), "drawings": {"drawing": DRAWING_CLASSES}}[kind]
 
 
 def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: int | None = None,
@@ -218,14 +292,19 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
     samples = collect_parallel(seed, photos, TRAIN_LEVELS, kind, (held_out_pen,), jobs, plan.scramble, plan.megapixels,
                                plan.sheets_per_photo)
     say(f"rendered and read {photos} photos ({samples.sheets} sheets kept) in {time.perf_counter() - started:.0f} s")
-    nets = {}
     passes = {name: epochs or plan.epochs[name] for name in network_classes(kind)}
-    for name, classes in network_classes(kind).items():
-        nets[name] = train_cellnet(samples.patches[name], samples.labels[name], classes, seed=seed, epochs=passes[name],
-                                   architecture=plan.architectures[name], progress=lambda e, loss, n=name: say(f"  {n} epoch {e + 1}/{passes[n]}: loss {loss:.4f}"))
     metadata = {"plan": plan_name, "train_seed": str(seed), "train_photos": str(photos), "levels": ",".join(TRAIN_LEVELS),
                 "held_out_pen": held_out_pen, "epochs": json.dumps(passes), "scrambled": str(plan.scramble),
                 "megapixels": str(plan.megapixels), "sheets_per_photo": json.dumps(plan.sheets_per_photo)}
+    if kind == "drawings":
+        models = _drawing_models(samples, seed, passes, plan, metadata, jobs, say)
+        written = write_model_set(out, models)
+        say(f"wrote {', '.join(map(str, written))} in {time.perf_counter() - started:.0f} s in all")
+        return metadata
+    nets = {}
+    for name, classes in network_classes(kind).items():
+        nets[name] = train_cellnet(samples.patches[name], samples.labels[name], classes, seed=seed, epochs=passes[name],
+                                   architecture=plan.architectures[name], progress=lambda e, loss, n=name: say(f"  {n} epoch {e + 1}/{passes[n]}: loss {loss:.4f}"))
     # Calibrate on unseen photos (another seed, the held-out pen still out): the decoder
     # weighs the readers' probabilities against each other and against the rules.
     validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, kind, (held_out_pen,), jobs,
@@ -243,6 +322,31 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
     if compare_linear and kind == "cells":
         _compare_with_linear(samples, nets, jobs, say)
     return metadata
+
+
+def _drawing_models(samples, seed: int, passes: dict[str, int], plan: TrainingPlan, metadata: dict[str, str],
+                    jobs: int, say) -> dict:
+    """The drawing network, trained on the decorated cells of ``samples``, with the share of
+    validation drawings whose most alike other drawing on their sheet is the same kind."""
+    from sheetscan.lab.dataset import collect_parallel
+    from sheetscan.reading.groups import drawing_features, drawing_similarity
+
+    decorated = samples.labels["drawing"] > 0
+    net = train_drawing_net(samples.patches["drawing"][decorated], sheet_kinds(samples.labels["drawing"][decorated]),
+                            samples.photos["drawing"][decorated], seed=seed, epochs=passes["drawing"],
+                            architecture=plan.architectures["drawing"],
+                            progress=lambda e, loss: say(f"  drawing epoch {e + 1}/{passes['drawing']}: loss {loss:.4f}"))
+    validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, "drawings", (metadata["held_out_pen"],),
+                                  jobs, plan.scramble, plan.megapixels, plan.sheets_per_photo)
+    decorated = validation.labels["drawing"] > 0
+    patches, kinds = validation.patches["drawing"][decorated], sheet_kinds(validation.labels["drawing"][decorated])
+    sheets = validation.photos["drawing"][decorated]
+    nearest = {"hog": nearest_same_kind(lambda p: drawing_features(p) @ drawing_features(p).T, patches, kinds, sheets),
+               "network": nearest_same_kind(lambda p: drawing_similarity(np.zeros((len(p), 1)), net.logits(p)), patches, kinds, sheets),
+               "both": nearest_same_kind(lambda p: drawing_similarity(drawing_features(p), net.logits(p)), patches, kinds, sheets)}
+    say(f"  on {VALIDATION_PHOTOS} unseen photos, the most alike other drawing of a sheet is the same kind: {nearest}")
+    return {"drawing": calibrated_model(net, np.ones(len(DRAWING_CLASSES), np.float32),
+                                        {**metadata, "validation_nearest_same_kind": json.dumps(nearest)})}
 
 
 def _compare_with_linear(samples, nets, jobs: int, say) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
-from sheetscan.reading.groups import alike_groups, drawing_features
-from sheetscan.reading.networks import Ensemble, load_ensembles, model_paths, shipped_model_set
+from sheetscan.reading.groups import alike_groups, drawing_features, drawing_similarity
+from sheetscan.reading.networks import Ensemble, Network, load_ensembles, load_networks, model_paths, shipped_model_set
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
 from sheetscan.game.rules import GRID_SIZE, Decoration
@@ -30,6 +30,11 @@ DECORATION_CLASSES = ("empty", "lantern", "bamboo", "tree", "tree_late", "rock",
 WATER_CLASSES = ("earth", "water")
 CLASSES = {"decoration": DECORATION_CLASSES, "water": WATER_CLASSES}  # each cell network's classes
 REVIEW_BELOW = 0.9  # cells read with less confidence than this go to review
+# The drawing network (train.PLANS "drawings"): its outputs, scaled to unit length, are alike for
+# one hand's drawings of one kind (groups.drawing_similarity).
+DEFAULT_DRAWING_MODEL_PATH = shipped_model_set("drawings")
+DRAWING_MODEL_PATH = model_paths("SHEETSCAN_DRAWING_MODEL", (DEFAULT_DRAWING_MODEL_PATH,))[0]
+DRAWING_CLASSES = tuple(f"d{i}" for i in range(32))
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,12 @@ def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
     return CellModels(**load_ensembles(paths, CLASSES, REBUILD_COMMAND))
 
 
+@lru_cache(maxsize=2)
+def load_drawing_network(path: Path = DRAWING_MODEL_PATH) -> Network:
+    """The trained drawing network; a missing or foreign file is a ModelError."""
+    return load_networks(path, {"drawing": DRAWING_CLASSES}, "sheetscan train --networks drawings")["drawing"]
+
+
 @dataclass(frozen=True)
 class GardenReading:
     """A garden as read, with what the reader was unsure of.
@@ -67,6 +78,9 @@ class GardenReading:
         Readings the decoder changed, and why.
     groups : tuple of tuples of cells
         Cells read as decorated whose drawings look alike (groups.py), two or more each.
+    similarity : (36, 36) array
+        How alike each two cells' drawings are (groups.drawing_similarity); 0 where either cell
+        was read as empty.
     """
 
     garden: Garden
@@ -74,6 +88,7 @@ class GardenReading:
     water_probability: np.ndarray
     decoder_changes: tuple[str, ...]
     groups: tuple[tuple[tuple[int, int], ...], ...] = ()
+    similarity: np.ndarray | None = None
 
     def cell_confidence(self) -> np.ndarray:
         """(6, 6): the lower of the decoration's and the water reading's confidence."""
@@ -146,9 +161,11 @@ def cell_patches(canonical: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.
             garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))
 
 
-def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None) -> GardenReading:
+def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None,
+                drawing_network: Network | None = None) -> GardenReading:
     """Read the garden of a canonical sheet image ((h, w) uint8)."""
     models = models or load_cell_models()
+    drawing_network = drawing_network or load_drawing_network()
     decoration_patches, water_patches = cell_patches(canonical, layout)
     decoration = models.decoration_probabilities(decoration_patches)
     water = models.water_probabilities(water_patches)
@@ -157,6 +174,9 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     is_water, changes = decode_water(water > 0.5)
     garden = garden_from_classes(decoration.argmax(axis=2), is_water)
     decorated = [index for index, cell in enumerate(ALL_CELLS) if garden.decoration(cell) is not None]
-    alike = alike_groups(drawing_features(decoration_patches[decorated]))
+    features = drawing_features(decoration_patches[decorated])
+    alike = alike_groups(features)
     groups = tuple(tuple(ALL_CELLS[decorated[i]] for i in group) for group in alike if len(group) > 1)
-    return GardenReading(garden, decoration, water, tuple(changes), groups)
+    similarity = np.zeros((len(ALL_CELLS), len(ALL_CELLS)))
+    similarity[np.ix_(decorated, decorated)] = drawing_similarity(features, drawing_network.logits(decoration_patches[decorated]))
+    return GardenReading(garden, decoration, water, tuple(changes), groups, similarity)

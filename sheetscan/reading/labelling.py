@@ -1,0 +1,203 @@
+"""The sheet explains itself: its drawings labelled together, with its turn log.
+
+A player draws each decoration one way all over a sheet, and the turn log says how many of each
+were drawn, on which row or column, and in which season (a tree drawn in Spring or Summer is
+marked: a seventh label, LATE_TREE, drawn as a tree). A drawing the networks never saw is read as another kind,
+confidently, and so is every copy of it: no cell can be put right alone. Here the decorated cells
+are labelled together, minimising
+
+    - NETWORK_WEIGHT x the sum of log p(kind) over the cells       (the networks, trusted little)
+    - the sum over pairs given one kind of (similarity - SAME_DRAWING)  (alike drawings, one kind)
+    + COUNT_COST x how far each kind's count is from the turn log's
+    + PLACE_COST x the cells no logged turn can have put there      (a maximum matching)
+
+Candidates come from cutting the drawings' similarity tree into CUTS groups: each way to give the
+groups kinds whose sizes fit the turn log's counts (MAX_COUNT_SLACK cells over at most), the
+MAX_CANDIDATES likeliest scored in full. The best is polished by changing one cell, or swapping
+two, while that lowers the sum. The decoder weighs the result against its own (decode.py).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import maximum_bipartite_matching
+from scipy.spatial.distance import squareform
+
+from sheetscan.game.garden import ALL_CELLS, Cell, Turn, TurnKind, cross_cells
+from sheetscan.game.rules import Decoration, Season
+
+KINDS = tuple(Decoration)
+LATE_TREE = len(KINDS)  # the label of a tree drawn in Spring or Summer, after the kinds
+LABELS = len(KINDS) + 1
+DRAWN_AS = np.array([*range(len(KINDS)), KINDS.index(Decoration.TREE)])  # each label's drawing: a late tree is a tree
+# The networks' view of an unseen drawing is weak evidence; the turn log is strong. Chosen on
+# validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each, none a bench
+# figure's): exact totals 25 + 31 of 80 at 0.05, against 24 + 26 at 0, 24 + 30 at 0.02,
+# 25 + 29 at 0.1 and 21 + 26 at 0.2; own hands 40 of 40 at each.
+NETWORK_WEIGHT = 0.05
+SAME_DRAWING = 0.8  # similarity (groups.drawing_similarity, -2 to 2) above which two drawings are alike
+COUNT_COST = 3.0
+PLACE_COST = 3.0
+CUTS = range(5, 11)  # groups the similarity tree is cut into: a kind or two may be split
+MAX_COUNT_SLACK = 2
+MAX_ASSIGNMENTS = 5000  # ways to give a cut's groups kinds, enumerated at most
+MAX_CANDIDATES = 300  # of those, scored in full
+MAX_POLISH_ROUNDS = 50
+
+
+def logged_drawings(turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration]) -> list[tuple[int, frozenset[Cell]]]:
+    """Each decoration the turn log puts into the garden: its label (an index into KINDS, or
+    LATE_TREE) and the cells it may lie in (a draw's row and column, a pruning's cell)."""
+    logged = []
+    for index, turn in enumerate(turns):
+        if turn.kind is TurnKind.DRAW:
+            cells = frozenset(cross_cells(turn.location))
+        elif turn.kind is TurnKind.PRUNE:
+            cells = frozenset((turn.cell,) if turn.cell is not None else ALL_CELLS)
+        else:
+            continue
+        late = Season.of_turn(index).is_late
+        logged += [(LATE_TREE if late and dice_faces[die] is Decoration.TREE else KINDS.index(dice_faces[die]), cells)
+                   for die in turn.dice]
+    return logged
+
+
+class _Problem:
+    """One sheet's labelling: what the energy needs, computed once."""
+
+    def __init__(self, label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+                 logged: list[tuple[int, frozenset[Cell]]]):
+        self.log_p = np.log(np.clip(label_probabilities / label_probabilities.sum(axis=1, keepdims=True), 1e-4, 1))
+        self.pairs = similarity - SAME_DRAWING
+        np.fill_diagonal(self.pairs, 0)
+        self.counts = np.bincount([label for label, _ in logged], minlength=LABELS)
+        self.slot_kinds = np.array([label for label, _ in logged], int)
+        self.may_lie = np.zeros((len(cells), len(logged)), bool)
+        for i, cell in enumerate(cells):
+            self.may_lie[i] = [cell in where for _, where in logged]
+        # a cell no logged decoration of a label may lie in cannot have that label
+        self.off_log = ~np.stack([self.may_lie[:, self.slot_kinds == label].any(axis=1) for label in range(LABELS)], axis=1)
+        self._unplaced: dict[tuple[int, bytes], int] = {}
+
+    def unplaced(self, labels: np.ndarray) -> int:
+        """Cells of ``labels`` that no logged decoration can be: a cell may only be one of its
+        own kind, so the matching falls apart into one per kind, each remembered."""
+        return sum(self._unplaced_of_kind(kind, (labels == kind).tobytes()) for kind in range(LABELS))
+
+    def _unplaced_of_kind(self, kind: int, cells_of_kind: bytes) -> int:
+        key = (kind, cells_of_kind)
+        if key not in self._unplaced:
+            rows = np.flatnonzero(np.frombuffer(cells_of_kind, bool))
+            fits = self.may_lie[np.ix_(rows, np.flatnonzero(self.slot_kinds == kind))]
+            matched = maximum_bipartite_matching(csr_matrix(fits), perm_type="column") if fits.size else np.full(len(rows), -1)
+            self._unplaced[key] = int((matched < 0).sum())
+        return self._unplaced[key]
+
+    def energy(self, labels: np.ndarray) -> float:
+        drawn = DRAWN_AS[labels]
+        same = drawn[:, None] == drawn[None, :]
+        return float(-NETWORK_WEIGHT * self.log_p[np.arange(len(labels)), labels].sum()
+                     - (self.pairs * same).sum() / 2
+                     + COUNT_COST * np.abs(np.bincount(labels, minlength=LABELS) - self.counts).sum()
+                     + PLACE_COST * self.unplaced(labels))
+
+    def as_drawn(self, kinds: np.ndarray) -> np.ndarray:
+        """Labels of cells whose drawings are ``kinds``: a tree late where its networks say so."""
+        tree = KINDS.index(Decoration.TREE)
+        return np.where((kinds == tree) & (self.log_p[:, LATE_TREE] > self.log_p[:, tree]), LATE_TREE, kinds)
+
+
+def _group_kinds(sizes: np.ndarray, counts: np.ndarray) -> list[list[int]]:
+    """Ways to give groups of ``sizes`` kinds, no kind over its count by more than
+    MAX_COUNT_SLACK cells in all; largest groups first, at most MAX_ASSIGNMENTS."""
+    order = np.argsort(-sizes, kind="stable")
+    left = counts.astype(int).copy()
+    kinds = [0] * len(sizes)
+    found: list[list[int]] = []
+
+    def give(position: int, over: int) -> None:
+        if len(found) >= MAX_ASSIGNMENTS:
+            return
+        if position == len(order):
+            found.append(kinds.copy())
+            return
+        group = order[position]
+        for kind in range(len(KINDS)):
+            more = max(0, int(sizes[group]) - max(int(left[kind]), 0))
+            if over + more > MAX_COUNT_SLACK:
+                continue
+            left[kind] -= sizes[group]
+            kinds[group] = kind
+            give(position + 1, over + more)
+            left[kind] += sizes[group]
+
+    give(0, 0)
+    return found
+
+
+def _polish(problem: _Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
+    """Change one cell, or swap two, while that lowers the energy."""
+    n = len(labels)
+    for _ in range(MAX_POLISH_ROUNDS):
+        improved = False
+        for i in range(n):
+            for kind in range(LABELS):
+                if kind != labels[i]:
+                    candidate = labels.copy()
+                    candidate[i] = kind
+                    candidate_energy = problem.energy(candidate)
+                    if candidate_energy < energy - 1e-9:
+                        labels, energy, improved = candidate, candidate_energy, True
+        for i in range(n):
+            for j in range(i + 1, n):
+                if labels[i] != labels[j]:
+                    candidate = labels.copy()
+                    candidate[i], candidate[j] = labels[j], labels[i]
+                    candidate_energy = problem.energy(candidate)
+                    if candidate_energy < energy - 1e-9:
+                        labels, energy, improved = candidate, candidate_energy, True
+        if not improved:
+            break
+    return labels, energy
+
+
+def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+                   logged: list[tuple[int, frozenset[Cell]]]) -> np.ndarray:
+    """(n,) labels (indices into KINDS, or LATE_TREE) of n decorated ``cells``, labelled together
+    (see the module's note) from the networks' (n, 7) ``label_probabilities`` (KINDS, then
+    LATE_TREE), the drawings' (n, n) ``similarity`` and the turn log's ``logged`` drawings."""
+    problem = _Problem(label_probabilities, similarity, cells, logged)
+    labels = problem.log_p.argmax(axis=1)
+    energy = problem.energy(labels)
+    n = len(cells)
+    if n < 2:
+        return labels
+    distance = np.clip(2 - similarity, 0, None)
+    np.fill_diagonal(distance, 0)
+    hierarchy = linkage(squareform(distance, checks=False), "average")
+    # groups are given kinds of drawing (a late tree is a tree; its mark comes after)
+    tree = KINDS.index(Decoration.TREE)
+    log_p = problem.log_p[:, :len(KINDS)].copy()
+    log_p[:, tree] = np.logaddexp(log_p[:, tree], problem.log_p[:, LATE_TREE])
+    off_log = problem.off_log[:, :len(KINDS)].copy()
+    off_log[:, tree] &= problem.off_log[:, LATE_TREE]
+    drawn_counts = np.bincount(DRAWN_AS[problem.slot_kinds], minlength=len(KINDS))
+    for cut in CUTS:
+        groups = fcluster(hierarchy, min(cut, n), "maxclust") - 1
+        members = [groups == g for g in range(groups.max() + 1)]
+        sizes = np.array([m.sum() for m in members])
+        # how likely each group is of each kind, before the full energy: the networks, and its
+        # cells that no logged decoration of the kind may lie in
+        fit = np.stack([NETWORK_WEIGHT * log_p[m].sum(axis=0) - PLACE_COST * off_log[m].sum(axis=0) for m in members])
+        ways = np.array(_group_kinds(sizes, drawn_counts), int).reshape(-1, len(members))
+        likeliest = np.argsort(-fit[np.arange(len(members)), ways].sum(axis=1), kind="stable")[:MAX_CANDIDATES]
+        for way in ways[likeliest]:
+            candidate = problem.as_drawn(way[groups])
+            candidate_energy = problem.energy(candidate)
+            if candidate_energy < energy:
+                labels, energy = candidate, candidate_energy
+    return _polish(problem, labels, energy)[0]

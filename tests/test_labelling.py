@@ -1,0 +1,110 @@
+"""The sheet explains itself: drawings the networks misread everywhere, labelled by the turn log."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from readings import alike_by_kind, box_reading, garden_reading
+
+from sheetscan.game.audit import audit
+from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
+from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration
+from sheetscan.game.score import score
+from sheetscan.game.simulate import play_game
+from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.labelling import KINDS, LABELS, LATE_TREE, label_together, logged_drawings
+
+
+def honest(seed: int):
+    return play_game(seed, mistake_rate=0.0).record
+
+
+def _kinds_and_cells(record):
+    cells = [cell for cell, _ in record.garden.decorated_cells()]
+    return cells, np.array([LATE_TREE if cell in record.garden.tree_late else KINDS.index(record.garden.decoration(cell))
+                            for cell in cells])
+
+
+def _misread(truth: np.ndarray, swapped: tuple[Decoration, Decoration]) -> np.ndarray:
+    """(n, 6) probabilities of a hand whose drawings of two kinds the networks read as each other, surely."""
+    a, b = (KINDS.index(kind) for kind in swapped)
+    read = truth.copy()
+    read[truth == a], read[truth == b] = b, a
+    probabilities = np.full((len(truth), LABELS), 0.002)
+    probabilities[np.arange(len(truth)), read] = 0.99
+    return probabilities
+
+
+def _similarity(record, cells):
+    index = [ALL_CELLS.index(cell) for cell in cells]
+    return alike_by_kind(record)[np.ix_(index, index)]
+
+
+def test_the_turn_log_gives_each_drawn_decoration_its_kind_and_where_it_may_lie():
+    record = honest(3)
+    logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
+    draws = [turn for turn in record.turns if turn.kind is TurnKind.DRAW]
+    prunings = [turn for turn in record.turns if turn.kind is TurnKind.PRUNE]
+    assert len(logged) == 2 * len(draws) + len(prunings) == sum(1 for _ in record.garden.decorated_cells())
+    first = draws[0]  # in Autumn: a tree is not marked
+    assert logged[0] == (KINDS.index(DEFAULT_DICE_FACES[first.dice[0]]), frozenset(cross_cells(first.location)))
+    late_trees = sum(1 for cell in record.garden.tree_late)
+    assert sum(label == LATE_TREE for label, _ in logged) == late_trees
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_drawings_misread_everywhere_are_labelled_as_the_turn_log_says(seed):
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
+    assert (probabilities.argmax(axis=1) != truth).any()
+    labels = label_together(probabilities, _similarity(record, cells), cells, logged_drawings(record.turns, DEFAULT_DICE_FACES))
+    assert labels.tolist() == truth.tolist()
+
+
+def test_without_a_turn_log_the_networks_reading_stands():
+    record = honest(1)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
+    labels = label_together(probabilities, _similarity(record, cells), cells, [])
+    assert labels.tolist() == probabilities.argmax(axis=1).tolist()
+
+
+def _garden_misread(record, swapped):
+    cells, truth = _kinds_and_cells(record)
+    read = _misread(truth, swapped).argmax(axis=1)
+    doubts = {cell: {"tree_late" if label == LATE_TREE else KINDS[label].category: 0.99, "empty": 0.01}
+              for cell, label in zip(cells, read)}
+    return replace(garden_reading(record, doubts), similarity=alike_by_kind(record))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_decoder_reads_a_sheet_of_unfamiliar_drawings_from_its_turn_log(seed):
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    assert reading.garden != record.garden
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    assert list(decoded.findings) == audit(record, score(record.garden))
+    assert any("read together with the turn log" in change for change in decoded.changes)
+    assert decode_sheet(reading, box_reading(record), groups=False).record.garden != record.garden
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_player_mistake_in_the_turn_log_is_not_explained_away_by_relabelling(seed):
+    record = honest(seed)
+    index, turn = next((i, t) for i, t in enumerate(record.turns) if t.kind is TurnKind.DRAW)
+    other = next(die for die in range(1, 7) if die not in turn.dice)
+    mistaken = replace(record, turns=record.turns[:index] + (replace(turn, dice=(other, turn.dice[1])),) + record.turns[index + 1:])
+    reading = replace(garden_reading(record), similarity=alike_by_kind(record))
+    decoded = decode_sheet(reading, box_reading(mistaken))
+    assert decoded.record.garden == record.garden  # the garden as read, surely
+    assert decoded.findings  # and the player's mistake reported
+
+
+def test_a_garden_read_empty_against_a_full_turn_log_is_decoded_without_labelling_anything():
+    record = honest(2)
+    empty = replace(record, garden=Garden.empty())
+    reading = replace(garden_reading(empty), similarity=np.zeros((36, 36)))
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.findings and not any("read together" in change for change in decoded.changes)
