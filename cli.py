@@ -18,6 +18,7 @@ from sheetscan.game.rules import RuleSet
 from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
 from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
 from sheetscan.present.layout_command import layout_app
+from sheetscan.serve.command import serve_command
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
 # 'rescore' of a thousand garden files starts fast.
@@ -38,6 +39,7 @@ def _options(verbose: bool = typer.Option(False, "--verbose", help="On an unexpe
     global SHOW_TRACEBACKS
     SHOW_TRACEBACKS = verbose
 app.add_typer(layout_app, name="layout")
+app.command("serve")(serve_command)
 
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]

@@ -317,6 +317,30 @@ def bench_fuzz_command(
     _print_figures(f, as_json, "\n".join(lines))
 
 
+@bench_app.command("serve")
+def bench_serve_command(
+    n: int = typer.Option(6, "--n", min=1, max=30, help="Photos sent at once, one per player."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the photos."),
+    level: LevelOption = "phone",
+    jobs: int = typer.Option(2, "--jobs", min=1, help="Worker processes, for the page and the command line alike."),
+    clients: int = typer.Option(4, "--clients", min=0, help="Phones asking for the page while it reads."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """The table page under a table's load: N photos sent at once while phones ask for the page,
+    then corrections; against `sheetscan score` reading the same photos with the same cores.
+
+    Example: sheetscan bench serve --n 6 --jobs 2 --clients 4
+    """
+    from sheetscan.lab.serving import bench_serve
+
+    f = bench_serve(n, seed, level.value, jobs, clients)
+    _print_figures(f, as_json,
+        f"{f['photos_read']} of {n} photos read by the page in {f['page_seconds']} s, by the command line in "
+        f"{f['command_line_seconds']} s ({f['page_minus_command_line_seconds']:+} s); page responses while reading "
+        f"p95 {f['page_response_p95_ms']} ms ({f['page_requests_while_reading']} requests); a correction to the "
+        f"standings: median {f['correction_to_standings_ms_median']} ms, max {f['correction_to_standings_ms_max']} ms")
+
+
 @bench_app.command("games")
 def bench_games_command(
     n: int = typer.Option(1000, "--n", min=1, help="Number of games."),

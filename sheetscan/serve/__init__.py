@@ -1,0 +1,1 @@
+"""The table's page: phones send their sheets to one local web page, readings are reviewed and corrected there."""

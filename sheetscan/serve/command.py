@@ -1,0 +1,60 @@
+"""``sheetscan serve``: the table's page, for every phone at the table."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def default_data_folder() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("sheetscan", appauthor=False)) / "table"
+
+
+def _address_for_phones(host: str, port: int) -> str:
+    """The address phones on the network reach: this machine's own address when serving all."""
+    if host not in ("0.0.0.0", "::"):
+        return host
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+            return probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def serve_command(
+    host: str = typer.Option("127.0.0.1", "--host", help="Where to listen: 127.0.0.1 (this machine only) or "
+                             "0.0.0.0 (phones on the network, with a join token in the QR code's link)."),
+    port: int = typer.Option(8720, "--port", min=1, max=65535, help="The port."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Where games, photos and corrections are kept "
+                                        "(default: sheetscan's folder in your user data directory)."),
+    jobs: int = typer.Option(max(1, (os.cpu_count() or 2) - 1), "--jobs", min=1, help="Worker processes reading photos."),
+    bgg_id: Optional[int] = typer.Option(None, "--bgg-id", help="BoardGameGeek id of the game, sent to BG Stats."),
+) -> None:
+    """Open the table's page: each player photographs their sheet with their own phone, the
+    scores and the winner appear on one page, any reading can be corrected there, and the play
+    goes to BG Stats.
+
+    Example: sheetscan serve --host 0.0.0.0
+    """
+    import segno
+    import uvicorn
+
+    from sheetscan.serve.app import create_app, join_token
+
+    token = None if host in LOCAL_HOSTS else join_token()
+    url = f"http://{_address_for_phones(host, port)}:{port}/" + (f"?token={token}" if token else "")
+    folder = data or default_data_folder()
+    app = create_app(folder, token=token, jobs=jobs, url=url, bgg_id=bgg_id)
+    typer.echo(f"sheetscan's table page: {url}\n(data in {folder}; Ctrl-C stops it)")
+    segno.make(url).terminal(compact=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,85 @@
+"""Reading for the table page: every photo is read in a worker process, never in a request.
+
+A photo is queued when it is sent; a worker reads it and writes its sheets' pictures; the
+server then stores the sheets (``Reader``). A worker that dies leaves its photo failed with a
+message and the rest read; photos left queued when the server stopped are read when it starts.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from sheetscan.serve.store import FAILED, READING, Store
+
+
+def read_for_page(folder: str, photo_id: int, file: str) -> dict:
+    """Read one photo of the data ``folder``: {"sheets": [...]} (each sheet's number, the
+    reader's JSON, the record, and its pictures' files), or {"error": message}."""
+    from sheetscan.game.gardenfile import record_to_dict
+    from sheetscan.present.report import sheet_to_dict
+    from sheetscan.reading.pictures import region_box, save_picture
+    from sheetscan.reading.pipeline import read_photo
+
+    result = read_photo(Path(folder) / file)
+    if result.error:
+        return {"error": result.error.message.replace(str(Path(folder) / file), "the photo")}
+    if not result.sheets:
+        return {"error": "no sheet of this game was found in the photo"}
+    sheets = []
+    for number, sheet in enumerate(result.sheets, start=1):
+        image, name_crop = f"sheets/{photo_id}-{number}.png", f"sheets/{photo_id}-{number}-name.png"
+        save_picture(Path(folder) / image, sheet.canonical)  # whole or not at all
+        x, y, w, h = region_box(sheet.layout.region("name"))
+        save_picture(Path(folder) / name_crop, sheet.canonical[y : y + h, x : x + w])
+        sheets.append({"number": number, "read": sheet_to_dict(sheet), "record": record_to_dict(sheet.decoded.record),
+                       "image": image, "name_crop": name_crop})
+    return {"sheets": sheets}
+
+
+class Reader:
+    """A pool of worker processes reading the store's photos; results go into the store."""
+
+    def __init__(self, store: Store, jobs: int):
+        self.store, self.jobs = store, max(1, jobs)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the server runs threads, and a forked copy of them may hold their locks
+        return ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, photo: dict) -> None:
+        """Read ``photo`` (a store row) in a worker."""
+        self.store.set_status(photo["id"], READING)
+        try:
+            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"])
+        except BrokenProcessPool:
+            self._pool = self._new_pool()
+            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"])
+        future.add_done_callback(lambda done, photo_id=photo["id"]: self._store(photo_id, done))
+
+    def _store(self, photo_id: int, done: Future) -> None:
+        try:
+            outcome = done.result()
+        except BrokenProcessPool:
+            self.store.set_status(photo_id, FAILED, "the reader stopped while reading this photo; send it again")
+            return
+        except Exception as error:  # a bug met on this photo: said for it, the others still read
+            self.store.set_status(photo_id, FAILED, f"internal error ({type(error).__name__}: {error})")
+            return
+        if "error" in outcome:
+            self.store.set_status(photo_id, FAILED, outcome["error"])
+        else:
+            self.store.add_sheets(photo_id, outcome["sheets"])
+
+    def resume(self) -> int:
+        """Queue again every photo left unread when the server last stopped; how many."""
+        left = self.store.unfinished()
+        for photo in left:
+            self.submit(photo)
+        return len(left)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,201 @@
+"""The table's page (sheetscan serve): every route, bad uploads, corrections that change the
+standings and survive a restart, the join token, and the exports."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from sheetscan.serve import app as server  # noqa: E402
+from sheetscan.serve.review import BGSTATS_LINK, turn_from_text  # noqa: E402
+from sheetscan.serve.store import Store  # noqa: E402
+from sheetscan.game.garden import Turn, TurnKind, turn_text  # noqa: E402
+
+SAMPLE = Path(__file__).parents[1] / "samples" / "phone" / "0000.jpg"
+
+
+def wait_until_read(client: TestClient, game: int, seconds: float = 120) -> dict:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = client.get(f"/api/games/{game}").json()
+        if state["photos"] and all(p["status"] in ("read", "failed") for p in state["photos"]):
+            return state
+        time.sleep(0.3)
+    raise AssertionError("the photo was not read in time")
+
+
+def new_game(client: TestClient, players: str = "Ana\nBen") -> int:
+    response = client.post("/games", data={"date": "2026-11-30", "players": players}, follow_redirects=False)
+    assert response.status_code == 303
+    return int(response.headers["location"].rsplit("/", 1)[1])
+
+
+@pytest.fixture(scope="module")
+def read_game(tmp_path_factory):
+    """A game whose first player sent the phone sample, read by a worker."""
+    folder = tmp_path_factory.mktemp("table")
+    with TestClient(server.create_app(folder, jobs=1)) as client:
+        game = new_game(client)
+        ana = client.get(f"/games/{game}")
+        assert ana.status_code == 200
+        players = Store(folder).players(game)
+        sent = client.post(f"/games/{game}/photos", files={"photo": ("sheet.jpg", SAMPLE.read_bytes(), "image/jpeg")},
+                           data={"player": str(players[0]["id"])}, headers={"Accept": "application/json"})
+        assert sent.status_code == 202
+        yield folder, client, game, players, wait_until_read(client, game)
+
+
+def test_a_photo_sent_by_a_player_is_read_by_a_worker_and_becomes_their_sheet(read_game):
+    from sheetscan.reading.pipeline import read_photo
+
+    _, client, game, players, state = read_game
+    assert [p["status"] for p in state["photos"]] == ["read"]
+    assert [s["player"] for s in state["sheets"]] == [players[0]["id"]]
+    expected = read_photo(SAMPLE).sheets[0].score.breakdown["total"]  # what the command line reads
+    assert [(s["player"], s["total"]) for s in state["standings"]] == [("Ana", expected)]
+    assert state["winners"] == ["Ana"]
+    page = client.get(f"/sheets/{state['sheets'][0]['id']}")
+    assert page.status_code == 200 and "g class=\"cell\"" in page.text
+
+
+def test_a_correction_changes_the_score_and_the_standings_and_is_kept(read_game):
+    folder, client, game, _, state = read_game
+    sheet = state["sheets"][0]["id"]
+    before = client.get(f"/api/sheets/{sheet}").json()
+    row, col = next((r, c) for r in range(6) for c in range(6) if before["garden"]["cells"][r][c] == ".")
+    was_water = before["garden"]["water"][row][col] == "~"
+    answer = client.post(f"/api/sheets/{sheet}/cell", json={"row": row, "col": col, "decoration": "R", "water": was_water})
+    assert answer.status_code == 200
+    after = answer.json()
+    assert after["sheet"]["garden"]["cells"][row][col] == "R"
+    assert after["sheet"]["score"]["rock"] != before["score"]["rock"] or after["sheet"]["score"]["penalty"] != before["score"]["penalty"]
+    assert after["game"]["standings"][0]["total"] == after["sheet"]["score"]["total"] != before["score"]["total"]
+    assert after["sheet"]["corrections"][-1]["what"] == f"cell ({row + 1},{col + 1})"
+    assert after["sheet"]["corrections"][-1]["now"].startswith("rock")
+    # kept: a new server on the same folder shows the corrected sheet
+    with TestClient(server.create_app(folder, jobs=1)) as again:
+        assert again.get(f"/api/sheets/{sheet}").json()["score"] == after["sheet"]["score"]
+    crops = list((folder / "sheets").glob(f"{sheet}-cell{row}{col}-*.png"))
+    assert crops, "the corrected cell's crop is kept"
+
+
+def test_written_numbers_and_turn_boxes_are_corrected_and_bad_ones_refused(read_game):
+    _, client, _, _, state = read_game
+    sheet = state["sheets"][0]["id"]
+    written = client.post(f"/api/sheets/{sheet}/written", json={"category": "moss", "value": 42}).json()
+    assert written["sheet"]["written"]["moss"] == 42
+    assert any(f["kind"] == "written_differs" for f in written["sheet"]["findings"])
+    turn = client.post(f"/api/sheets/{sheet}/turn", json={"index": 0, "text": "X"}).json()
+    assert turn["sheet"]["turns"][0] == "X"
+    bad = client.post(f"/api/sheets/{sheet}/turn", json={"index": 0, "text": "7-1 / 2"})
+    assert bad.status_code == 400 and "no turn box" in bad.json()["detail"]
+    assert client.post(f"/api/sheets/{sheet}/written", json={"category": "dragons", "value": 1}).status_code == 400
+    assert client.post(f"/api/sheets/{sheet}/cell", json={"row": 9, "col": 0, "decoration": "R", "water": False}).status_code == 400
+
+
+def test_a_sheet_is_matched_to_another_player_from_the_list(read_game):
+    _, client, game, players, state = read_game
+    sheet = state["sheets"][0]["id"]
+    moved = client.post(f"/api/sheets/{sheet}/player", json={"player": players[1]["id"]}).json()
+    assert [s["player"] for s in moved["game"]["standings"]] == ["Ben"]
+    assert client.post(f"/api/sheets/{sheet}/player", json={"player": 999}).status_code == 400
+    client.post(f"/api/sheets/{sheet}/player", json={"player": players[0]["id"]})
+
+
+def test_the_exports_carry_the_standings_and_the_bg_stats_play(read_game):
+    _, client, game, _, _ = read_game
+    csv_text = client.get(f"/games/{game}/export.csv").text
+    assert csv_text.splitlines()[0].startswith("place,shared,player") and ",Ana," in csv_text
+    assert client.get(f"/games/{game}/export.json").json()["winners"] == ["Ana"]
+    play = client.get(f"/games/{game}/bgstats.json").json()
+    assert play["sourceName"] == "sheetscan" and play["playDate"] == "2026-11-30 00:00:00"
+    assert play["game"]["name"] == "Jardín Japonés" and "bggId" not in play["game"]
+    assert [(p["name"], p["winner"], p["rank"]) for p in play["players"]] == [("Ana", True, 1)]
+    results = client.get(f"/games/{game}/results").text
+    assert BGSTATS_LINK in results and "Winner: Ana" in results
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(server.create_app(tmp_path, jobs=1)) as client:
+        yield client
+
+
+def test_bad_uploads_are_answered_with_a_clear_message(client, monkeypatch):
+    game = new_game(client)
+    send = lambda name, data: client.post(f"/games/{game}/photos", files={"photo": (name, data, "image/jpeg")})  # noqa: E731
+    empty = send("empty.jpg", b"")
+    assert empty.status_code == 400 and "empty.jpg: the file is empty" in empty.json()["detail"]
+    text = send("notes.jpg", b"shopping list: eggs")
+    assert text.status_code == 415 and "notes.jpg: not a photo" in text.json()["detail"]
+    monkeypatch.setattr(server, "MAX_PHOTO_BYTES", 1000)
+    huge = send("huge.jpg", b"\xff\xd8\xff" + b"0" * 2000)
+    assert huge.status_code == 413 and "huge.jpg: the photo is over" in huge.json()["detail"]
+    assert client.post(f"/games/{game}/photos", files={"photo": ("a.jpg", SAMPLE.read_bytes(), "image/jpeg")},
+                       data={"player": "999"}).status_code == 400
+    assert client.get("/games/999").status_code == 404 and client.get("/sheets/999").status_code == 404
+    assert client.get("/files/sheets/..%2Fsheetscan.sqlite").status_code == 404
+    assert client.get("/files/photos/1.jpg").status_code == 404
+
+
+def test_a_damaged_photo_is_reported_as_failed_and_the_next_one_still_read(client):
+    game = new_game(client, "Ana")
+    cut = SAMPLE.read_bytes()[: len(SAMPLE.read_bytes()) // 3]
+    client.post(f"/games/{game}/photos", files={"photo": ("cut.jpg", cut, "image/jpeg")})
+    state = wait_until_read(client, game)
+    assert state["photos"][0]["status"] == "failed" and "cut" in state["photos"][0]["error"]
+    assert state["sheets"] == []
+
+
+def test_names_are_shown_as_text_not_markup(client):
+    game = new_game(client, "<script>alert(1)</script>\nBen")
+    page = client.get(f"/games/{game}").text
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_without_the_join_token_nothing_is_seen_or_changed(tmp_path):
+    with TestClient(server.create_app(tmp_path, token="s3cret", jobs=1)) as client:
+        refused = client.get("/")
+        assert refused.status_code == 403 and "join link" in refused.text
+        assert client.post("/games", data={"date": "2026-11-30", "players": "Ana"}).status_code == 403
+        assert Store(tmp_path).games() == []
+        assert client.get("/?token=wrong").status_code == 403
+        assert client.get("/?token=s3cret").status_code == 200  # and the cookie keeps the phone in
+        assert client.post("/games", data={"date": "2026-11-30", "players": "Ana"}, follow_redirects=False).status_code == 303
+
+
+def test_a_photo_left_unread_when_the_server_stopped_is_read_when_it_starts(tmp_path):
+    store = Store(tmp_path)
+    game = store.new_game("2026-11-30", ["Ana"])
+    store.add_photo(game, store.players(game)[0]["id"], SAMPLE.read_bytes(), "sheet.jpg", ".jpg")
+    store.set_status(1, "reading")  # the server was killed while a worker read it
+    with TestClient(server.create_app(tmp_path, jobs=1)) as client:
+        state = wait_until_read(client, game)
+    assert state["photos"][0]["status"] == "read" and len(state["sheets"]) == 1
+
+
+@pytest.mark.parametrize("turn", [Turn(TurnKind.DRAW, (2, 3), location=6), Turn(TurnKind.PRUNE, (5,), cell=(1, 3)),
+                                  Turn(TurnKind.SKIP)])
+def test_a_turn_box_written_as_a_player_writes_it_reads_back(turn):
+    assert turn_from_text(turn_text(turn)) == turn
+
+
+def test_photo_signatures():
+    assert server.photo_suffix(SAMPLE.read_bytes()) == ".jpg"
+    assert server.photo_suffix(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 8) == ".heic"
+    assert server.photo_suffix(json.dumps({"a": 1}).encode()) is None
+
+
+def test_the_serving_bench_reads_every_photo_sent_and_times_pages_and_corrections():
+    pytest.importorskip("httpx")
+    from sheetscan.lab.serving import bench_serve
+
+    figures = bench_serve(photos=2, seed=3, level="scan", jobs=1, clients=1, corrections=3)
+    assert figures["photos_read"] == 2 and figures["sheets"] == 2
+    assert figures["page_requests_while_reading"] > 0 and figures["page_response_p95_ms"] > 0
+    assert 0 < figures["correction_to_standings_ms_median"] <= figures["correction_to_standings_ms_max"]
+    assert figures["command_line_seconds"] > 0
