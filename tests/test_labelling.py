@@ -108,3 +108,30 @@ def test_a_garden_read_empty_against_a_full_turn_log_is_decoded_without_labellin
     reading = replace(garden_reading(empty), similarity=np.zeros((36, 36)))
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.findings and not any("read together" in change for change in decoded.changes)
+
+
+def test_drawings_alike_to_those_a_person_labelled_take_their_kind():
+    from sheetscan.reading.labelling import KNOWN_WEIGHT, SAME_DRAWING, known_fit
+
+    similarity_to_known = np.array([[1.5, 0.1], [0.2, 0.3]])  # cell 0 is drawn like the known moss
+    fit = known_fit(similarity_to_known, np.array([KINDS.index(Decoration.MOSS), KINDS.index(Decoration.TREE)]))
+    assert fit[0, KINDS.index(Decoration.MOSS)] == pytest.approx(KNOWN_WEIGHT * (1.5 - SAME_DRAWING))
+    assert fit[1].max() == 0 and fit[0, KINDS.index(Decoration.ROCK)] == 0
+    assert fit[0, LATE_TREE] == fit[0, KINDS.index(Decoration.TREE)]  # a marked tree is drawn as a tree
+
+
+
+@pytest.mark.parametrize("seed", range(3, 6))
+def test_a_sheet_whose_drawings_tell_nothing_apart_is_labelled_from_the_players_known_drawings(seed):
+    from sheetscan.reading.labelling import known_fit
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
+    unlike = np.zeros((len(cells), len(cells)))  # the similarity says nothing
+    logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
+    assert label_together(probabilities, unlike, cells, logged).tolist() != truth.tolist()
+    index = [ALL_CELLS.index(cell) for cell in cells]
+    drawn = np.where(truth == LATE_TREE, KINDS.index(Decoration.TREE), truth)
+    known = known_fit(alike_by_kind(record)[np.ix_(index, index)], drawn)  # each cell alike to its own kind, known
+    assert label_together(probabilities, unlike, cells, logged, known).tolist() == truth.tolist()

@@ -199,3 +199,13 @@ def test_the_serving_bench_reads_every_photo_sent_and_times_pages_and_correction
     assert figures["page_requests_while_reading"] > 0 and figures["page_response_p95_ms"] > 0
     assert 0 < figures["correction_to_standings_ms_median"] <= figures["correction_to_standings_ms_max"]
     assert figures["command_line_seconds"] > 0
+
+
+def test_malformed_bodies_are_answered_not_crashed_on(client):
+    game = new_game(client, "Ana")
+    broken = client.post(f"/games/{game}/photos", content=b"--xyz\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\nabc",
+                         headers={"Content-Type": "multipart/form-data; boundary=xyz"})
+    assert 400 <= broken.status_code < 500
+    assert client.post(f"/games/{game}/photos", content=b"not a form", headers={"Content-Type": "text/plain"}).status_code == 422
+    assert client.post("/api/sheets/1/cell", content=b"{", headers={"Content-Type": "application/json"}).status_code == 422
+    assert client.get(f"/api/games/{game}").json()["photos"] == []  # nothing was taken in

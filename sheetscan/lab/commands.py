@@ -334,11 +334,29 @@ def bench_serve_command(
     from sheetscan.lab.serving import bench_serve
 
     f = bench_serve(n, seed, level.value, jobs, clients)
-    _print_figures(f, as_json,
-        f"{f['photos_read']} of {n} photos read by the page in {f['page_seconds']} s, by the command line in "
-        f"{f['command_line_seconds']} s ({f['page_minus_command_line_seconds']:+} s); page responses while reading "
-        f"p95 {f['page_response_p95_ms']} ms ({f['page_requests_while_reading']} requests); a correction to the "
-        f"standings: median {f['correction_to_standings_ms_median']} ms, max {f['correction_to_standings_ms_max']} ms")
+    _print_figures(f, as_json, f"{f['photos_read']} of {n} read by the page in {f['page_seconds']} s, by the command line in "
+                   f"{f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms while reading; a correction "
+                   f"to the standings: median {f['correction_to_standings_ms_median']} ms, max {f['correction_to_standings_ms_max']} ms")
+
+
+@bench_app.command("learn")
+def bench_learn_command(
+    n: int = typer.Option(20, "--n", min=1, help="Players, each with two sheets in one hand."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    held_out: bool = typer.Option(True, "--held-out-styles/--own-styles", help="The players' hands: held out or trained."),
+    as_json: FiguresAsJson = False,
+) -> None:
+    """A player's second sheet read without and with their first sheet's review (its misread cells corrected).
+
+    Example: sheetscan bench learn --n 40 --seed 1 --level phone
+    """
+    from sheetscan.lab.learning import bench_learn
+
+    f = bench_learn(n, seed, level.value, held_out)
+    _print_figures(f, as_json, f"{f['players']} players: second sheet exact {f['second_sheet_exact_without_corrections']:.1%} "
+                   f"without the first's review, {f['second_sheet_exact_with_corrections']:.1%} with (cells "
+                   f"{f['second_sheet_cells_without']:.2%}, {f['second_sheet_cells_with']:.2%}); first sheet exact {f['first_sheet_exact']:.1%}")
 
 
 @bench_app.command("games")

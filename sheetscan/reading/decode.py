@@ -26,7 +26,8 @@ import numpy as np
 from sheetscan.game.audit import Finding, audit, human_cell
 from sheetscan.reading.boxes import BoxReading, Candidate
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, turn_text
-from sheetscan.reading.labelling import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, label_together, logged_drawings
+from sheetscan.reading.labelling import (DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit, label_together,
+                                         logged_drawings)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score, score
@@ -283,7 +284,8 @@ def _labelled_together(reading: GardenReading, base: SheetRecord,
     p = reading.decoration_probabilities.reshape(len(ALL_CELLS), -1)[index]
     classes = [decoration_class(kind) for kind in KINDS] + [decoration_class(Decoration.TREE, late=True)]
     similarity = reading.similarity[np.ix_(index, index)]
-    labels = label_together(p[:, classes], similarity, cells, logged_drawings(base.turns, dice_faces))
+    known = None if reading.known_similarity is None else known_fit(reading.known_similarity[index], reading.known_kinds)
+    labels = label_together(p[:, classes], similarity, cells, logged_drawings(base.turns, dice_faces), known)
     before = np.array([classes.index(decoration_class(base.garden.decoration(cell), cell in base.garden.tree_late))
                        if base.garden.decoration(cell) else -1 for cell in cells], int)
     drawn, drawn_before = DRAWN_AS[labels], np.where(before >= 0, DRAWN_AS[before], -1)

@@ -66,11 +66,17 @@ def alike_groups(features: np.ndarray, same_drawing: float = SAME_DRAWING) -> li
     return sorted((groups[i] for i in np.flatnonzero(alive)), key=len, reverse=True)
 
 
-def drawing_similarity(features: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-    """(n, n) how alike n drawings are: the cosine similarity of their moment-normalised HOG
-    ``features`` plus that of their learned ``embeddings`` (the drawing network's outputs), so
-    from -2 to 2. On held-out hands (validation seed 77, 40 phone sheets) a drawing's most alike
-    other drawing on its sheet is the same kind 80.6% of the time by HOG, 90.6% by the network
-    and 93.2% by the sum (own hands, 240 validation photos: 82.9%, 97.8%, 97.9%)."""
-    units = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-6)
-    return (features @ features.T + units @ units.T).astype(np.float64)
+def drawing_similarity(features: np.ndarray, embeddings: np.ndarray,
+                       other_features: np.ndarray | None = None, other_embeddings: np.ndarray | None = None) -> np.ndarray:
+    """(n, m) how alike n drawings are to m others (to each other when no others are given):
+    the cosine similarity of their moment-normalised HOG ``features`` plus that of their learned
+    ``embeddings`` (the drawing network's outputs), so from -2 to 2. On held-out hands
+    (validation seed 77, 40 phone sheets) a drawing's most alike other drawing on its sheet is
+    the same kind 80.6% of the time by HOG, 90.6% by the network and 93.2% by the sum (own
+    hands, 240 validation photos: 82.9%, 97.8%, 97.9%)."""
+    def units(vectors: np.ndarray) -> np.ndarray:
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-6)
+
+    if other_features is None:
+        other_features, other_embeddings = features, embeddings
+    return (features @ other_features.T + units(embeddings) @ units(other_embeddings).T).astype(np.float64)

@@ -10,6 +10,8 @@ are labelled together, minimising
     - the sum over pairs given one kind of (similarity - SAME_DRAWING)  (alike drawings, one kind)
     + COUNT_COST x how far each kind's count is from the turn log's
     + PLACE_COST x the cells no logged turn can have put there      (a maximum matching)
+    - KNOWN_WEIGHT x how far above SAME_DRAWING each cell is alike to the player's known drawings
+      of its kind (drawings a person labelled on the player's earlier sheet), when there are any
 
 Candidates come from cutting the drawings' similarity tree into CUTS groups: each way to give the
 groups kinds whose sizes fit the turn log's counts (MAX_COUNT_SLACK cells over at most), the
@@ -42,6 +44,7 @@ NETWORK_WEIGHT = 0.05
 SAME_DRAWING = 0.8  # similarity (groups.drawing_similarity, -2 to 2) above which two drawings are alike
 COUNT_COST = 3.0
 PLACE_COST = 3.0
+KNOWN_WEIGHT = 4.0  # a drawing alike to one a person labelled: far stronger than the networks
 CUTS = range(5, 11)  # groups the similarity tree is cut into: a kind or two may be split
 MAX_COUNT_SLACK = 2
 MAX_ASSIGNMENTS = 5000  # ways to give a cut's groups kinds, enumerated at most
@@ -70,8 +73,9 @@ class _Problem:
     """One sheet's labelling: what the energy needs, computed once."""
 
     def __init__(self, label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
-                 logged: list[tuple[int, frozenset[Cell]]]):
+                 logged: list[tuple[int, frozenset[Cell]]], known_fit: np.ndarray | None = None):
         self.log_p = np.log(np.clip(label_probabilities / label_probabilities.sum(axis=1, keepdims=True), 1e-4, 1))
+        self.known_fit = np.zeros((len(cells), LABELS)) if known_fit is None else known_fit
         self.pairs = similarity - SAME_DRAWING
         np.fill_diagonal(self.pairs, 0)
         self.counts = np.bincount([label for label, _ in logged], minlength=LABELS)
@@ -100,7 +104,8 @@ class _Problem:
     def energy(self, labels: np.ndarray) -> float:
         drawn = DRAWN_AS[labels]
         same = drawn[:, None] == drawn[None, :]
-        return float(-NETWORK_WEIGHT * self.log_p[np.arange(len(labels)), labels].sum()
+        rows = np.arange(len(labels))
+        return float(-NETWORK_WEIGHT * self.log_p[rows, labels].sum() - self.known_fit[rows, labels].sum()
                      - (self.pairs * same).sum() / 2
                      + COUNT_COST * np.abs(np.bincount(labels, minlength=LABELS) - self.counts).sum()
                      + PLACE_COST * self.unplaced(labels))
@@ -165,12 +170,24 @@ def _polish(problem: _Problem, labels: np.ndarray, energy: float) -> tuple[np.nd
     return labels, energy
 
 
+def known_fit(known_similarity: np.ndarray, known_kinds: np.ndarray) -> np.ndarray:
+    """(n, LABELS) what each of n cells gains by each label from the player's known drawings:
+    KNOWN_WEIGHT x how far its most alike known drawing of the label's kind is above SAME_DRAWING."""
+    fit = np.zeros((len(known_similarity), LABELS))
+    for label in range(LABELS):
+        of_kind = known_kinds == DRAWN_AS[label]
+        if of_kind.any():
+            fit[:, label] = KNOWN_WEIGHT * np.clip(known_similarity[:, of_kind].max(axis=1) - SAME_DRAWING, 0, None)
+    return fit
+
+
 def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
-                   logged: list[tuple[int, frozenset[Cell]]]) -> np.ndarray:
+                   logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None = None) -> np.ndarray:
     """(n,) labels (indices into KINDS, or LATE_TREE) of n decorated ``cells``, labelled together
     (see the module's note) from the networks' (n, 7) ``label_probabilities`` (KINDS, then
-    LATE_TREE), the drawings' (n, n) ``similarity`` and the turn log's ``logged`` drawings."""
-    problem = _Problem(label_probabilities, similarity, cells, logged)
+    LATE_TREE), the drawings' (n, n) ``similarity``, the turn log's ``logged`` drawings and what
+    the player's ``known`` drawings say ((n, 7), known_fit)."""
+    problem = _Problem(label_probabilities, similarity, cells, logged, known)
     labels = problem.log_p.argmax(axis=1)
     energy = problem.energy(labels)
     n = len(cells)
@@ -192,7 +209,8 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
         sizes = np.array([m.sum() for m in members])
         # how likely each group is of each kind, before the full energy: the networks, and its
         # cells that no logged decoration of the kind may lie in
-        fit = np.stack([NETWORK_WEIGHT * log_p[m].sum(axis=0) - PLACE_COST * off_log[m].sum(axis=0) for m in members])
+        fit = np.stack([NETWORK_WEIGHT * log_p[m].sum(axis=0) - PLACE_COST * off_log[m].sum(axis=0)
+                        + problem.known_fit[m][:, :len(KINDS)].sum(axis=0) for m in members])
         ways = np.array(_group_kinds(sizes, drawn_counts), int).reshape(-1, len(members))
         likeliest = np.argsort(-fit[np.arange(len(members)), ways].sum(axis=1), kind="stable")[:MAX_CANDIDATES]
         for way in ways[likeliest]:

@@ -20,7 +20,7 @@ from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
 from sheetscan.reading.pictures import draw_cells, draw_located, draw_water, save_picture
 from sheetscan.reading.photo import Photo, load_photo
-from sheetscan.reading.read import GardenReading, load_cell_models, read_garden
+from sheetscan.reading.read import GardenReading, KnownDrawings, load_cell_models, read_garden
 from sheetscan.reading.verdict import Verdict, sheet_verdict
 from sheetscan.reading.rectify import crop, rectify
 from sheetscan.game.rules import RuleSet
@@ -131,13 +131,14 @@ def locate_photo(path: str | Path, layout: Layout) -> tuple[Photo, Located]:
 
 
 def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules: RuleSet, scale: float,
-               debug: Debug, number: int, keep_image: bool = True, sheet_learning: bool = True) -> SheetResult:
+               debug: Debug, number: int, keep_image: bool = True, sheet_learning: bool = True,
+               known: KnownDrawings | None = None) -> SheetResult:
     canonical = rectify(gray, location, layout)
     debug.save(f"sheet{number}-1-rectified", lambda: canonical)
     paper = np.median(crop(canonical, layout.region("garden")))
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
-    reading = read_garden(canonical, layout)
+    reading = read_garden(canonical, layout, known=known)
     boxes = read_boxes(canonical, layout, box_models_for(location.px_per_mm))
     decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)
     garden, garden_score = decoded.record.garden, decoded.score
@@ -149,11 +150,13 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,
-               keep_images: bool = True, sheet_learning: bool = True, layout: Layout | None = None) -> PhotoResult:
+               keep_images: bool = True, sheet_learning: bool = True, layout: Layout | None = None,
+               known: KnownDrawings | None = None) -> PhotoResult:
     """Read and score every sheet of one photo; errors are returned in the result, not raised.
     Without ``keep_images`` the sheets' rectified images are dropped (1.5 MB a sheet); without
     ``sheet_learning`` the decoder does not read cells drawn alike together (for comparisons).
-    ``layout`` is the sheets' design (the print-and-play sheet unless given)."""
+    ``layout`` is the sheets' design (the print-and-play sheet unless given); ``known``: the
+    player's drawings a person labelled on an earlier sheet (a photo of one player's sheet)."""
     layout = layout or load_layout()
     debug = Debug(debug_folder, Path(path).stem)
     try:
@@ -164,7 +167,7 @@ def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path 
         if not located.sheets:
             raise _explain_no_sheet(photo)
         sheets = tuple(read_sheet(photo.gray, location, layout, rules, photo.scale, debug, number, keep_images,
-                                  sheet_learning) for number, location in enumerate(located.sheets, start=1))
+                                  sheet_learning, known) for number, location in enumerate(located.sheets, start=1))
         return PhotoResult(str(path), sheets, located.partial)
     except InputFileError as error:  # its message names the file already
         return PhotoResult(str(path), error=error)

@@ -17,7 +17,7 @@ from sheetscan.reading.groups import alike_groups, drawing_features, drawing_sim
 from sheetscan.reading.networks import Ensemble, Network, load_ensembles, load_networks, model_paths, shipped_model_set
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
-from sheetscan.game.rules import GRID_SIZE, Decoration
+from sheetscan.game.rules import DECORATION_BY_LETTER, GRID_SIZE, Decoration
 
 # Two cell models trained on the same run with different shares of table photos (train.PLANS
 # "cells" and "cells-tables"); a cell's probabilities are the average of theirs. On validation
@@ -81,6 +81,10 @@ class GardenReading:
     similarity : (36, 36) array
         How alike each two cells' drawings are (groups.drawing_similarity); 0 where either cell
         was read as empty.
+    known_similarity : (36, m) array, or None
+        How alike each cell's drawing is to each of the player's known drawings (KnownDrawings).
+    known_kinds : (m,) array, or None
+        The known drawings' kinds (indices into labelling.KINDS).
     """
 
     garden: Garden
@@ -89,6 +93,9 @@ class GardenReading:
     decoder_changes: tuple[str, ...]
     groups: tuple[tuple[tuple[int, int], ...], ...] = ()
     similarity: np.ndarray | None = None
+    known_similarity: np.ndarray | None = None
+    known_kinds: np.ndarray | None = None
+
 
     def cell_confidence(self) -> np.ndarray:
         """(6, 6): the lower of the decoration's and the water reading's confidence."""
@@ -114,6 +121,15 @@ class GardenReading:
                     why = f"could be {runner_up[r][c].replace('_', ' ')}"
                 doubtful.append(((r, c), float(confidence[r, c]), why))
         return sorted(doubtful, key=lambda item: item[1])
+
+
+@dataclass(frozen=True)
+class KnownDrawings:
+    """Drawings of a player whose kinds a person gave (corrected on an earlier sheet): the
+    ink patches (as cell_patches gives them) and their kinds (indices into labelling.KINDS)."""
+
+    patches: np.ndarray  # (m, PATCH_PX, PATCH_PX) float32
+    kinds: np.ndarray  # (m,) int
 
 
 def decoration_of_class(index: int) -> tuple[Decoration | None, bool]:
@@ -161,9 +177,20 @@ def cell_patches(canonical: np.ndarray, layout: Layout) -> tuple[np.ndarray, np.
             garden_patches(canonical, WATER_MARGIN, WATER_PATCH_PX, layout))
 
 
+def known_drawings(canonical: np.ndarray, layout: Layout, cells: list[str]) -> KnownDrawings:
+    """The drawings of a reviewed sheet: each decorated cell's ink patch, with the kind of its
+    letter in ``cells`` (6 strings of 6, the golden form)."""
+    kinds = list(Decoration)
+    decorated = [(r * GRID_SIZE + c, kinds.index(DECORATION_BY_LETTER[letter])) for r, row in enumerate(cells)
+                 for c, letter in enumerate(row) if letter in DECORATION_BY_LETTER]
+    patches = cell_patches(canonical, layout)[0]
+    return KnownDrawings(patches[[i for i, _ in decorated]], np.array([kind for _, kind in decorated], int))
+
+
 def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None = None,
-                drawing_network: Network | None = None) -> GardenReading:
-    """Read the garden of a canonical sheet image ((h, w) uint8)."""
+                drawing_network: Network | None = None, known: KnownDrawings | None = None) -> GardenReading:
+    """Read the garden of a canonical sheet image ((h, w) uint8); ``known``: the player's
+    drawings a person labelled on an earlier sheet, compared with this sheet's."""
     models = models or load_cell_models()
     drawing_network = drawing_network or load_drawing_network()
     decoration_patches, water_patches = cell_patches(canonical, layout)
@@ -178,5 +205,12 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     alike = alike_groups(features)
     groups = tuple(tuple(ALL_CELLS[decorated[i]] for i in group) for group in alike if len(group) > 1)
     similarity = np.zeros((len(ALL_CELLS), len(ALL_CELLS)))
-    similarity[np.ix_(decorated, decorated)] = drawing_similarity(features, drawing_network.logits(decoration_patches[decorated]))
-    return GardenReading(garden, decoration, water, tuple(changes), groups, similarity)
+    embeddings = drawing_network.logits(decoration_patches[decorated])
+    similarity[np.ix_(decorated, decorated)] = drawing_similarity(features, embeddings)
+    known_similarity = known_kinds = None
+    if known is not None and len(known.kinds):
+        known_similarity = np.zeros((len(ALL_CELLS), len(known.kinds)))
+        known_similarity[decorated] = drawing_similarity(features, embeddings, drawing_features(known.patches),
+                                                         drawing_network.logits(known.patches))
+        known_kinds = np.asarray(known.kinds, int)
+    return GardenReading(garden, decoration, water, tuple(changes), groups, similarity, known_similarity, known_kinds)

@@ -103,8 +103,11 @@ def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetReco
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT) -> SynthPhoto:
+                layout_name: str = DEFAULT_LAYOUT, player: int | None = None) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
+
+    ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
+    its ways to draw and its digits, in another game: a player's next sheet.
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
@@ -124,7 +127,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     scrambler = np.random.default_rng([seed, index, sheets_per_photo, 1])
     hands = np.random.default_rng([seed, index, sheets_per_photo, 2])
     camera = np.random.default_rng([seed, index, sheets_per_photo, 3])
-    writers = np.random.default_rng([seed, index, sheets_per_photo, 4])
+    writers = np.random.default_rng([seed, index if player is None else player, sheets_per_photo, 4])
+    players_hand = None if player is None else np.random.default_rng([seed, player, sheets_per_photo, 2])
     printer = np.random.default_rng([seed, index, sheets_per_photo, 5])
     drawn, games, records, styles, drawings, hidden_per_sheet = [], [], [], [], [], []
     for _ in range(sheets_per_photo):
@@ -133,7 +137,7 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
         style = random_style(rng)
         if held_out_styles or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
             style = replace(style, writer=pick_writer(writers, held_out_styles))
-        hand = player_drawings(hands, held_out_styles)
+        hand = player_drawings(players_hand or hands, held_out_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
         drawn.append(draw_game(_blank(dpi, hidden, layout_name), record, layout, dpi, style, hand, hands,
