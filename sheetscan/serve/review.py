@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from functools import lru_cache
 
 from sheetscan.game.audit import audit
 from sheetscan.game.garden import Turn, TurnKind, turn_text
@@ -39,9 +40,16 @@ def turn_from_text(text: str) -> Turn:
 
 
 def _scored(sheet: Sheet):
-    record = record_from_dict(sheet.record)
+    """A sheet's record, score and findings; remembered, since every page of a game asks for all
+    of them again while only a correction changes one."""
+    return _scored_record(json.dumps(sheet.record, sort_keys=True))
+
+
+@lru_cache(maxsize=1024)
+def _scored_record(record_json: str):
+    record = record_from_dict(json.loads(record_json))
     garden_score = score(record.garden)
-    return record, garden_score, audit(record, garden_score)
+    return record, garden_score, tuple(audit(record, garden_score))
 
 
 def sheet_state(store: Store, sheet: Sheet) -> dict:

@@ -39,6 +39,16 @@ def read_for_page(folder: str, photo_id: int, file: str) -> dict:
     return {"sheets": sheets}
 
 
+def warm_up() -> None:
+    """Load the reader's networks in a fresh worker, so the first photo sent does not wait for them."""
+    from sheetscan.reading.boxes import load_box_models
+    from sheetscan.reading.read import load_cell_models, load_drawing_network
+
+    load_cell_models()
+    load_box_models()
+    load_drawing_network()
+
+
 class Reader:
     """A pool of worker processes reading the store's photos; results go into the store."""
 
@@ -48,7 +58,10 @@ class Reader:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, not fork: the server runs threads, and a forked copy of them may hold their locks
-        return ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        for _ in range(self.jobs):
+            pool.submit(warm_up)  # every worker starts now, not when the first photos arrive
+        return pool
 
     def submit(self, photo: dict) -> None:
         """Read ``photo`` (a store row) in a worker."""
