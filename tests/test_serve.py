@@ -209,3 +209,21 @@ def test_malformed_bodies_are_answered_not_crashed_on(client):
     assert client.post(f"/games/{game}/photos", content=b"not a form", headers={"Content-Type": "text/plain"}).status_code == 422
     assert client.post("/api/sheets/1/cell", content=b"{", headers={"Content-Type": "application/json"}).status_code == 422
     assert client.get(f"/api/games/{game}").json()["photos"] == []  # nothing was taken in
+
+
+def test_the_page_reads_the_publishers_pad_when_told_its_design(tmp_path):
+    from sheetscan.design.layout import load_layout
+    from sheetscan.synthetic.synth import synth_photo
+
+    from sheetscan.reading.pipeline import read_photo
+
+    photo = synth_photo(1, 5, "scan", layout_name="pad")
+    (tmp_path / "pad.jpg").write_bytes(photo.jpeg)
+    expected = read_photo(tmp_path / "pad.jpg", layout=load_layout("pad")).sheets[0].score.breakdown["total"]
+    with TestClient(server.create_app(tmp_path / "data", jobs=1, layout=load_layout("pad"))) as client:
+        game = new_game(client, "Ana")
+        client.post(f"/games/{game}/photos", files={"photo": ("pad.jpg", photo.jpeg, "image/jpeg")})
+        state = wait_until_read(client, game)
+        assert [p["status"] for p in state["photos"]] == ["read"]
+        assert [s["total"] for s in state["sheets"]] == [expected]  # as the command line reads it
+        assert client.get(f"/sheets/{state['sheets'][0]['id']}").status_code == 200

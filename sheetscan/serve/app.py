@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel
 
-from sheetscan.design.layout import load_layout
+from sheetscan.design.layout import Layout, load_layout
 from sheetscan.game.rules import CATEGORIES
 from sheetscan.reading.pictures import region_box
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
@@ -72,11 +72,14 @@ class PlayerPick(BaseModel):
     player: Optional[int]
 
 
-def create_app(data: Path, *, token: str | None = None, jobs: int = 1, url: str = "", bgg_id: int | None = None) -> FastAPI:
+def create_app(data: Path, *, token: str | None = None, jobs: int = 1, url: str = "", bgg_id: int | None = None,
+               layout: Layout | None = None) -> FastAPI:
     """The page's app over the data folder ``data``; ``token``: the join token every request
-    must carry (None on localhost); ``url``: the address shown in the QR code."""
+    must carry (None on localhost); ``url``: the address shown in the QR code; ``layout``: the
+    sheets' design (the print-and-play sheet unless given)."""
+    layout = layout or load_layout()
     store = Store(data)
-    reader = Reader(store, jobs)
+    reader = Reader(store, jobs, layout)
     templates = Jinja2Templates(directory=str(HERE / "templates"))  # autoescaped: names are shown as text
 
     @asynccontextmanager
@@ -88,7 +91,6 @@ def create_app(data: Path, *, token: str | None = None, jobs: int = 1, url: str 
     app = FastAPI(title="sheetscan table", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.store, app.state.reader, app.state.token = store, reader, token
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    layout = load_layout()
     cells = [[region_box(layout.cell(r, c)) for c in range(6)] for r in range(6)]
     page_size = tuple(round(side * CANONICAL_PX_PER_MM) for side in layout.page_mm)  # the rectified sheet's
 

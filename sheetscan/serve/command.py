@@ -8,6 +8,9 @@ from typing import Optional
 
 import typer
 
+from sheetscan.errors import ExitCode
+from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -39,6 +42,8 @@ def serve_command(
                                         "(default: sheetscan's folder in your user data directory)."),
     jobs: int = typer.Option(max(1, (os.cpu_count() or 2) - 1), "--jobs", min=1, help="Worker processes reading photos."),
     bgg_id: Optional[int] = typer.Option(None, "--bgg-id", help="BoardGameGeek id of the game, sent to BG Stats."),
+    layout: str = typer.Option(DEFAULT_LAYOUT, "--layout", help=f"The sheets' design: {' or '.join(LAYOUT_NAMES)}, "
+                               "or a layout file made by `sheetscan layout from-photo`."),
 ) -> None:
     """Open the table's page: each player photographs their sheet with their own phone, the
     scores and the winner appear on one page, any reading can be corrected there, and the play
@@ -49,12 +54,19 @@ def serve_command(
     import segno
     import uvicorn
 
+    from sheetscan.design.layout import LayoutError, layout_from
     from sheetscan.serve.app import create_app, join_token
+
+    try:
+        sheet_layout = layout_from(layout)
+    except LayoutError as error:
+        typer.echo(f"sheetscan: {error}", err=True)
+        raise typer.Exit(int(ExitCode.bad_input)) from None
 
     token = None if host in LOCAL_HOSTS else join_token()
     url = f"http://{_address_for_phones(host, port)}:{port}/" + (f"?token={token}" if token else "")
     folder = data or default_data_folder()
-    app = create_app(folder, token=token, jobs=jobs, url=url, bgg_id=bgg_id)
+    app = create_app(folder, token=token, jobs=jobs, url=url, bgg_id=bgg_id, layout=sheet_layout)
     typer.echo(f"sheetscan's table page: {url}\n(data in {folder}; Ctrl-C stops it)")
     segno.make(url).terminal(compact=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -12,18 +12,19 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from sheetscan.design.layout import Layout
 from sheetscan.serve.store import FAILED, READING, Store
 
 
-def read_for_page(folder: str, photo_id: int, file: str) -> dict:
-    """Read one photo of the data ``folder``: {"sheets": [...]} (each sheet's number, the
-    reader's JSON, the record, and its pictures' files), or {"error": message}."""
+def read_for_page(folder: str, photo_id: int, file: str, layout: Layout) -> dict:
+    """Read one photo of the data ``folder`` with the sheets' ``layout``: {"sheets": [...]} (each
+    sheet's number, the reader's JSON, the record, and its pictures' files), or {"error": message}."""
     from sheetscan.game.gardenfile import record_to_dict
     from sheetscan.present.report import sheet_to_dict
     from sheetscan.reading.pictures import region_box, save_picture
     from sheetscan.reading.pipeline import read_photo
 
-    result = read_photo(Path(folder) / file)
+    result = read_photo(Path(folder) / file, layout=layout)
     if result.error:
         return {"error": result.error.message.replace(str(Path(folder) / file), "the photo")}
     if not result.sheets:
@@ -52,8 +53,8 @@ def warm_up() -> None:
 class Reader:
     """A pool of worker processes reading the store's photos; results go into the store."""
 
-    def __init__(self, store: Store, jobs: int):
-        self.store, self.jobs = store, max(1, jobs)
+    def __init__(self, store: Store, jobs: int, layout: Layout):
+        self.store, self.jobs, self.layout = store, max(1, jobs), layout
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
@@ -67,10 +68,10 @@ class Reader:
         """Read ``photo`` (a store row) in a worker."""
         self.store.set_status(photo["id"], READING)
         try:
-            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"])
+            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"], self.layout)
         except BrokenProcessPool:
             self._pool = self._new_pool()
-            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"])
+            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"], self.layout)
         future.add_done_callback(lambda done, photo_id=photo["id"]: self._store(photo_id, done))
 
     def _store(self, photo_id: int, done: Future) -> None:
