@@ -227,3 +227,65 @@ def test_the_page_reads_the_publishers_pad_when_told_its_design(tmp_path):
         assert [p["status"] for p in state["photos"]] == ["read"]
         assert [s["total"] for s in state["sheets"]] == [expected]  # as the command line reads it
         assert client.get(f"/sheets/{state['sheets'][0]['id']}").status_code == 200
+
+
+def _serve(folder: Path, port: int):
+    """``sheetscan serve`` on ``folder`` as its own process, once it answers."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    process = subprocess.Popen([sys.executable, "-m", "sheetscan", "serve", "--data", str(folder), "--port", str(port),
+                                "--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return process
+        except httpx.TransportError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the server did not start")
+
+
+def test_a_server_killed_mid_upload_loses_nothing_it_accepted(tmp_path):
+    import signal
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    server_process = _serve(tmp_path, port)
+    made = httpx.post(f"{url}/games", data={"date": "2026-11-30", "players": "Ana"}, follow_redirects=False)
+    game = int(made.headers["location"].rsplit("/", 1)[1])
+    accepted = httpx.post(f"{url}/games/{game}/photos", files={"photo": ("sheet.jpg", SAMPLE.read_bytes(), "image/jpeg")},
+                          headers={"Accept": "application/json"}, timeout=30)
+    assert accepted.status_code == 202
+    # an upload cut off midway: the head and half the body sent, then the server killed
+    body = SAMPLE.read_bytes()
+    with socket.create_connection(("127.0.0.1", port)) as half:
+        boundary = "cut"
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"cut.jpg\"\r\n"
+                "Content-Type: image/jpeg\r\n\r\n").encode()
+        length = len(head) + len(body) + len(f"\r\n--{boundary}--\r\n")
+        half.sendall((f"POST /games/{game}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {length}\r\n"
+                      f"Content-Type: multipart/form-data; boundary={boundary}\r\n\r\n").encode() + head + body[: len(body) // 2])
+        server_process.send_signal(signal.SIGKILL)
+        server_process.wait(timeout=10)
+    server_process = _serve(tmp_path, port)  # started again on the same folder
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            state = httpx.get(f"{url}/api/games/{game}").json()
+            if all(p["status"] in ("read", "failed") for p in state["photos"]):
+                break
+            time.sleep(0.3)
+        assert [(p["sent_as"], p["status"]) for p in state["photos"]] == [("sheet.jpg", "read")]  # the cut one never was
+        assert len(state["sheets"]) == 1
+    finally:
+        server_process.kill()
+        server_process.wait(timeout=10)
