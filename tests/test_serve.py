@@ -140,6 +140,7 @@ def test_bad_uploads_are_answered_with_a_clear_message(client, monkeypatch):
     assert client.get("/games/999").status_code == 404 and client.get("/sheets/999").status_code == 404
     assert client.get("/files/sheets/..%2Fsheetscan.sqlite").status_code == 404
     assert client.get("/files/photos/1.jpg").status_code == 404
+    assert not list(client.app.state.store.folder.joinpath("photos").glob(".incoming-*"))  # nothing half kept
 
 
 def test_a_damaged_photo_is_reported_as_failed_and_the_next_one_still_read(client):
@@ -171,7 +172,9 @@ def test_without_the_join_token_nothing_is_seen_or_changed(tmp_path):
 def test_a_photo_left_unread_when_the_server_stopped_is_read_when_it_starts(tmp_path):
     store = Store(tmp_path)
     game = store.new_game("2026-11-30", ["Ana"])
-    store.add_photo(game, store.players(game)[0]["id"], SAMPLE.read_bytes(), "sheet.jpg", ".jpg")
+    received = store.incoming()
+    received.write_bytes(SAMPLE.read_bytes())
+    store.add_photo(game, store.players(game)[0]["id"], received, "sheet.jpg", ".jpg")
     store.set_status(1, "reading")  # the server was killed while a worker read it
     with TestClient(server.create_app(tmp_path, jobs=1)) as client:
         state = wait_until_read(client, game)
@@ -286,6 +289,37 @@ def test_a_server_killed_mid_upload_loses_nothing_it_accepted(tmp_path):
             time.sleep(0.3)
         assert [(p["sent_as"], p["status"]) for p in state["photos"]] == [("sheet.jpg", "read")]  # the cut one never was
         assert len(state["sheets"]) == 1
+    finally:
+        server_process.kill()
+        server_process.wait(timeout=10)
+
+
+def test_a_phone_that_stalls_mid_upload_holds_up_no_one_else(tmp_path):
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server_process = _serve(tmp_path, port)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        made = httpx.post(f"{url}/games", data={"date": "2026-11-30", "players": "Ana"}, follow_redirects=False)
+        game = int(made.headers["location"].rsplit("/", 1)[1])
+        stalled = []
+        for _ in range(5):  # five phones that start sending a photo and stop
+            slow = socket.create_connection(("127.0.0.1", port))
+            slow.sendall((f"POST /games/{game}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+                          "Content-Type: multipart/form-data; boundary=b\r\n\r\n--b\r\n").encode())
+            stalled.append(slow)
+        started = time.monotonic()
+        assert httpx.get(f"{url}/games/{game}", timeout=5).status_code == 200
+        assert httpx.post(f"{url}/games/{game}/photos", files={"photo": ("sheet.jpg", SAMPLE.read_bytes(), "image/jpeg")},
+                          headers={"Accept": "application/json"}, timeout=5).status_code == 202
+        assert time.monotonic() - started < 5
+        for slow in stalled:
+            slow.close()
     finally:
         server_process.kill()
         server_process.wait(timeout=10)

@@ -30,6 +30,8 @@ from sheetscan.serve.work import Reader
 
 HERE = Path(__file__).parent
 MAX_PHOTO_BYTES = 60 * 1024 * 1024  # a 200-megapixel JPEG is about 40 MB
+PHOTO_HEAD_BYTES = 16  # enough of a file to tell a photo by its signature
+UPLOAD_PIECE_BYTES = 1024 * 1024
 MAX_PLAYERS = 12
 MAX_NAME = 40
 TOKEN_COOKIE = "sheetscan_join"
@@ -152,15 +154,25 @@ def create_app(data: Path, *, token: str | None = None, jobs: int = 1, url: str 
         game_or_404(game)
         if player is not None and player not in {p["id"] for p in store.players(game)}:
             raise HTTPException(400, f"no player {player} in this game")
-        data = await photo.read(MAX_PHOTO_BYTES + 1)
-        if len(data) > MAX_PHOTO_BYTES:
-            raise HTTPException(413, f"{photo.filename}: the photo is over {MAX_PHOTO_BYTES // 2**20} MB")
-        if not data:
+        head = await photo.read(PHOTO_HEAD_BYTES)
+        if not head:
             raise HTTPException(400, f"{photo.filename}: the file is empty")
-        suffix = photo_suffix(data)
+        suffix = photo_suffix(head)
         if suffix is None:
             raise HTTPException(415, f"{photo.filename}: not a photo (JPEG, PNG, HEIC, WebP, TIFF or BMP)")
-        photo_id = store.add_photo(game, player, data, (photo.filename or "photo")[:200], suffix)
+        incoming = store.incoming()
+        try:
+            with incoming.open("wb") as out:  # copied a piece at a time: a phone's upload never sits in memory whole
+                out.write(head)
+                size = len(head)
+                while piece := await photo.read(UPLOAD_PIECE_BYTES):
+                    size += len(piece)
+                    if size > MAX_PHOTO_BYTES:
+                        raise HTTPException(413, f"{photo.filename}: the photo is over {MAX_PHOTO_BYTES // 2**20} MB")
+                    out.write(piece)
+            photo_id = store.add_photo(game, player, incoming, (photo.filename or "photo")[:200], suffix)
+        finally:
+            incoming.unlink(missing_ok=True)
         reader.submit(store.photo(photo_id))
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({"photo": photo_id, "status": "reading"}, status_code=202)

@@ -8,8 +8,10 @@ starts (``unfinished``). Every correction keeps what was read, what a person sai
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,13 +90,17 @@ class Store:
             return [dict(row) for row in db.execute("SELECT * FROM players WHERE game = ? ORDER BY position", (game,))]
 
     # photos
-    def add_photo(self, game: int, player: int | None, data: bytes, sent_as: str, suffix: str) -> int:
-        """Keep a photo as sent and queue it for reading; its id."""
+    def incoming(self) -> Path:
+        """A fresh file name for a photo being received (add_photo moves it into place)."""
+        return self.folder / "photos" / f".incoming-{uuid.uuid4().hex}"
+
+    def add_photo(self, game: int, player: int | None, received: Path, sent_as: str, suffix: str) -> int:
+        """Keep the photo ``received`` as sent (moved, not copied) and queue it for reading; its id."""
         with self._connect() as db:
             photo = db.execute("INSERT INTO photos (game, player, file, sent_as, status, created) VALUES (?, ?, '', ?, ?, ?)",
                                (game, player, sent_as, QUEUED, time.time())).lastrowid
             path = self.folder / "photos" / f"{photo}{suffix}"
-            path.write_bytes(data)
+            os.replace(received, path)
             db.execute("UPDATE photos SET file = ? WHERE id = ?", (str(path.relative_to(self.folder)), photo))
         return photo
 
