@@ -6,14 +6,15 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
+from sheetscan.game.gardenfile import garden_to_dict
 from sheetscan.reading.read import KnownDrawings, known_drawings
 from sheetscan.synthetic.synth import match_truth, synth_photo
 
 
-def _letters(truth: dict):
-    return [((r, c), letter) for r, row in enumerate(truth["garden"]["cells"]) for c, letter in enumerate(row)]
+def _cells_right(truth: dict, sheet) -> int:
+    """How many of a read sheet's 36 cells hold the decoration its truth does."""
+    read = garden_to_dict(sheet.garden)["cells"]
+    return sum(a == b for truth_row, read_row in zip(truth["garden"]["cells"], read) for a, b in zip(truth_row, read_row))
 
 
 def _read(path: Path, photo, known: KnownDrawings | None = None):
@@ -49,13 +50,11 @@ def bench_learn(count: int, seed: int, level: str, held_out_styles: bool = True)
             known = reviewed_drawings(*first)
             with_known = _read(path, second_photo, known)
             tally["players"] += 1
-            tally["corrected_cells"] += sum(truth_letter != (first[1].garden.decoration(cell).value if first[1].garden.decoration(cell) else ".")
-                                            for cell, truth_letter in _letters(first[0]))
+            tally["corrected_cells"] += 36 - _cells_right(*first)
             tally["first_exact"] += first[1].score.breakdown["total"] == first[0]["score"]["total"]
             for name, (truth, sheet) in (("without", without), ("with", with_known)):
                 tally[f"second_exact_{name}"] += sheet.score.breakdown["total"] == truth["score"]["total"]
-                tally[f"second_cells_{name}"] += sum(truth["garden"]["cells"][r][c] == (sheet.garden.decoration((r, c)).value
-                                                     if sheet.garden.decoration((r, c)) else ".") for r in range(6) for c in range(6))
+                tally[f"second_cells_{name}"] += _cells_right(truth, sheet)
     players = max(tally["players"], 1)
     return {"players": tally["players"], "seed": seed, "level": level, "held_out_styles": held_out_styles,
             "first_sheet_exact": tally["first_exact"] / players,

@@ -90,10 +90,12 @@ def write_audit_pictures(result, folder: Path, inputs: set[Path]) -> list[Path]:
     return _write_sheet_pictures(result, folder, inputs, "audit", draw)
 
 
+def name_box(sheet) -> np.ndarray:
+    """A read sheet's name box, cut from its rectified image: whose sheet it is."""
+    x, y, w, h = region_box(sheet.layout.region("name"))
+    return sheet.canonical[y : y + h, x : x + w]
+
+
 def write_name_crops(result, folder: Path, inputs: set[Path]) -> list[Path]:
     """Each sheet's name box, to tell whose it is, as ``*-sheet<N>-name.png``."""
-    def crop(sheet) -> np.ndarray:
-        x, y, w, h = region_box(sheet.layout.region("name"))
-        return sheet.canonical[y : y + h, x : x + w]
-
-    return _write_sheet_pictures(result, folder, inputs, "name", crop)
+    return _write_sheet_pictures(result, folder, inputs, "name", name_box)

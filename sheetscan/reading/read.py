@@ -96,7 +96,6 @@ class GardenReading:
     known_similarity: np.ndarray | None = None
     known_kinds: np.ndarray | None = None
 
-
     def cell_confidence(self) -> np.ndarray:
         """(6, 6): the lower of the decoration's and the water reading's confidence."""
         water = np.maximum(self.water_probability, 1 - self.water_probability)

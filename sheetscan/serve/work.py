@@ -20,21 +20,19 @@ def read_for_page(folder: str, photo_id: int, file: str, layout: Layout) -> dict
     """Read one photo of the data ``folder`` with the sheets' ``layout``: {"sheets": [...]} (each
     sheet's number, the reader's JSON, the record, and its pictures' files), or {"error": message}."""
     from sheetscan.game.gardenfile import record_to_dict
+    from sheetscan.present.overlay import name_box
     from sheetscan.present.report import sheet_to_dict
-    from sheetscan.reading.pictures import region_box, save_picture
+    from sheetscan.reading.pictures import save_picture
     from sheetscan.reading.pipeline import read_photo
 
     result = read_photo(Path(folder) / file, layout=layout)
-    if result.error:
+    if result.error:  # a photo with no sheet is one too (read_photo says why)
         return {"error": result.error.message.replace(str(Path(folder) / file), "the photo")}
-    if not result.sheets:
-        return {"error": "no sheet of this game was found in the photo"}
     sheets = []
     for number, sheet in enumerate(result.sheets, start=1):
         image, name_crop = f"sheets/{photo_id}-{number}.png", f"sheets/{photo_id}-{number}-name.png"
         save_picture(Path(folder) / image, sheet.canonical)  # whole or not at all
-        x, y, w, h = region_box(sheet.layout.region("name"))
-        save_picture(Path(folder) / name_crop, sheet.canonical[y : y + h, x : x + w])
+        save_picture(Path(folder) / name_crop, name_box(sheet))
         sheets.append({"number": number, "read": sheet_to_dict(sheet), "record": record_to_dict(sheet.decoded.record),
                        "image": image, "name_crop": name_crop})
     return {"sheets": sheets}
