@@ -11,6 +11,7 @@ from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
+from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.labelling import KINDS, LABELS, LATE_TREE, label_together, logged_drawings
 
@@ -58,7 +59,7 @@ def test_drawings_misread_everywhere_are_labelled_as_the_turn_log_says(seed):
     cells, truth = _kinds_and_cells(record)
     probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
     assert (probabilities.argmax(axis=1) != truth).any()
-    labels = label_together(probabilities, _similarity(record, cells), cells, logged_drawings(record.turns, DEFAULT_DICE_FACES))
+    labels = label_together(probabilities, _similarity(record, cells), cells, logged_drawings(record.turns, DEFAULT_DICE_FACES)).labels
     assert labels.tolist() == truth.tolist()
 
 
@@ -66,7 +67,7 @@ def test_without_a_turn_log_the_networks_reading_stands():
     record = honest(1)
     cells, truth = _kinds_and_cells(record)
     probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
-    labels = label_together(probabilities, _similarity(record, cells), cells, [])
+    labels = label_together(probabilities, _similarity(record, cells), cells, []).labels
     assert labels.tolist() == probabilities.argmax(axis=1).tolist()
 
 
@@ -130,8 +131,50 @@ def test_a_sheet_whose_drawings_tell_nothing_apart_is_labelled_from_the_players_
     probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
     unlike = np.zeros((len(cells), len(cells)))  # the similarity says nothing
     logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
-    assert label_together(probabilities, unlike, cells, logged).tolist() != truth.tolist()
+    assert label_together(probabilities, unlike, cells, logged).labels.tolist() != truth.tolist()
     index = [ALL_CELLS.index(cell) for cell in cells]
     drawn = np.where(truth == LATE_TREE, KINDS.index(Decoration.TREE), truth)
     known = known_fit(alike_by_kind(record)[np.ix_(index, index)], drawn)  # each cell alike to its own kind, known
-    assert label_together(probabilities, unlike, cells, logged, known).tolist() == truth.tolist()
+    assert label_together(probabilities, unlike, cells, logged, known).labels.tolist() == truth.tolist()
+
+
+@pytest.mark.parametrize("seed", range(4, 7))
+def test_the_annealing_finds_the_labelling_that_changing_cells_one_or_two_at_a_time_misses(seed, monkeypatch):
+    import sheetscan.reading.labelling as labelling
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
+    logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
+    similarity = _similarity(record, cells)
+    starts = [np.random.default_rng(start).integers(LABELS, size=len(cells)) for start in range(3)]
+    for start in starts:
+        assert label_together(probabilities, similarity, cells, logged, start=start).labels.tolist() == truth.tolist()
+    monkeypatch.setattr(labelling, "ANNEALING", labelling.Annealing(runs=0))
+    assert any(label_together(probabilities, similarity, cells, logged, start=start).labels.tolist() != truth.tolist()
+               for start in starts)
+
+
+def _misread_turn(record, index: int):
+    """Box readings of ``record`` whose turn ``index`` is read as another draw, the true one the runner-up."""
+    turn = record.turns[index]
+    other = next(die for die in range(1, 7) if die not in turn.dice)
+    misread = replace(turn, dice=(other, turn.dice[1]))
+    boxes = box_reading(record)
+    turns = boxes.turns[:index] + ((Candidate(misread, 0.8), Candidate(turn, 0.2)),) + boxes.turns[index + 1:]
+    return replace(boxes, turns=turns)
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])  # seed 1's misread turn fits a garden as well as its true one
+def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
+    boxes = _misread_turn(record, index)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
+    monkeypatch.setattr(decode, "OTHER_TURN_COST", 0.0)
+    assert decode_sheet(reading, boxes).record != record

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+from typing import Hashable, Mapping, Sequence
 
 from sheetscan.game.garden import (
     ALL_CELLS,
@@ -157,23 +157,29 @@ def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Dec
     return slots
 
 
-def _match(slots: list[_Slot]) -> dict[int, Cell]:
-    """A maximum matching of slots to distinct cells (augmenting paths), slot index -> cell."""
-    owner: dict[Cell, int] = {}
+def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hashable]:
+    """A maximum matching of items to distinct partners (augmenting paths): item index -> its
+    partner, each item's possible partners being ``candidates[index]``."""
+    owner: dict[Hashable, int] = {}
 
-    def place(slot_index: int, visited: set[Cell]) -> bool:
-        for cell in slots[slot_index].candidates:
-            if cell in visited:
+    def place(index: int, visited: set[Hashable]) -> bool:
+        for partner in candidates[index]:
+            if partner in visited:
                 continue
-            visited.add(cell)
-            if cell not in owner or place(owner[cell], visited):
-                owner[cell] = slot_index
+            visited.add(partner)
+            if partner not in owner or place(owner[partner], visited):
+                owner[partner] = index
                 return True
         return False
 
-    for slot_index in range(len(slots)):
-        place(slot_index, set())
-    return {slot_index: cell for cell, slot_index in owner.items()}
+    for index in range(len(candidates)):
+        place(index, set())
+    return {index: partner for partner, index in owner.items()}
+
+
+def _match(slots: list[_Slot]) -> dict[int, Cell]:
+    """A maximum matching of slots to distinct cells, slot index -> cell."""
+    return maximum_matching([slot.candidates for slot in slots])
 
 
 def _describe_turn(index: int, turn: Turn, dice_faces: Mapping[int, Decoration]) -> str:
