@@ -61,8 +61,10 @@ MARK_CELL_COST = 2.0
 # Where the labelling from the log as read still leaves findings, each turn's other readings
 # costing less than this are tried in its place, one turn at a time. Chosen on validation photos
 # of held-out hands (seeds 77 and 78, 40 phone sheets each): exact totals 61 of 80 without, 63 at
-# 3, 66 at 6; own hands 40 of 40 at each.
+# 3, 65 at 6, 64 at 6 with the 8 cheapest (one pad sheet took 22 s without that bound, 4.5 s with
+# it); own hands 40 of 40 at each.
 OTHER_TURN_COST = 6.0
+MAX_OTHER_TURNS = 8  # of those, the cheapest: each labels the sheet again
 MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
@@ -337,7 +339,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         return best
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns)
                      for candidate, cost in _alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
-    for cost, index, candidate in others:
+    for cost, index, candidate in others[:MAX_OTHER_TURNS]:
         if cost >= best[0]:
             break  # the rest cost more still
         other = replace(base, turns=base.turns[:index] + (candidate.value,) + base.turns[index + 1:])
