@@ -24,30 +24,16 @@ from typing import Callable, Mapping
 import numpy as np
 
 from sheetscan.game.audit import Finding, audit, human_cell
-from sheetscan.reading.boxes import BoxReading, Candidate
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, turn_text
+from sheetscan.reading.boxes import BoxReading
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
 from sheetscan.reading.labelling import (DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, Labelling, known_fit, label_together,
                                          logged_drawings)
-from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
+from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves, cell_moves, group_moves,
+                                     ratio_cost, turn_taken_as)
+from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score, score
 
-# A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
-# number about once in 250. Chosen on validation photos (bench seeds 77 and 78, 400 sheets, none
-# a bench figure's): against 4.5, false differences fell from 9 to 6 with flags unchanged
-# (196 of 201); the readers' tails are still overconfident after calibration.
-FINDING_COST = 5.5
-# A reading costlier than two mistakes is never changed: it would take three findings to pay
-# for it. Up to there, a confident misreading (an erased drawing read with 99.99%, a felt pen's
-# thick tree dot) is corrected when the turn log and the written numbers both disagree with
-# it. On the validation seeds, against e^-6: false differences 6 -> 3 of 199, exact totals 387
-# -> 391 of 400, flags unchanged (196 of 201).
-MAX_MOVE_COST = 2 * FINDING_COST
-# A group of cells drawn alike (groups.py) may take another kind together: each cell then costs
-# at most this much, since the networks' view of a drawing unlike any they trained on is no
-# evidence against the turn log and the written numbers. Chosen on validation seeds 77 and 78 (own hands,
-# 60 phone sheets): the smallest cap that loses no sheet there (2, 3 and 4 each lost one).
-GROUP_CELL_COST = 6.0
 # Labelling a sheet's drawings together (labelling.py) is taken when the findings it removes
 # outweigh what its changes cost (see _labelled_together): this much for each kind read as
 # another, and at most MARK_CELL_COST for a Spring/Summer mark read the other way. Chosen on
@@ -70,13 +56,16 @@ MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest firs
 
 
 @dataclass(frozen=True)
-class Move:
-    """One change of reading: what it applies to the record, its cost and how to say it."""
+class _Together:
+    """A sheet read with its drawings labelled together: what it costs (the relabelling's,
+    its other changes' and its findings'), the record, its findings, the changes said, and the
+    labelling."""
 
-    apply: Callable[[SheetRecord], SheetRecord]
     cost: float
-    what: str  # e.g. "cell (3,4) read as moss (62%), taken as rock (35%)"
-    target: str  # what it changes: once changed, its other moves are dropped
+    record: SheetRecord
+    findings: list[Finding]
+    changes: list[str]
+    labelling: Labelling
 
 
 @dataclass(frozen=True)
@@ -87,111 +76,6 @@ class DecodedSheet:
     score: Score  # of the record's garden
     findings: tuple[Finding, ...]
     changes: tuple[str, ...]
-
-
-def _ratio_cost(best: float, chosen: float) -> float:
-    return math.log(max(best, 1e-12) / max(chosen, 1e-12))
-
-
-def _cell_moves(reading: GardenReading, keep: frozenset[Cell] = frozenset()) -> list[Move]:
-    """Every other plausible decoration of each cell but those to ``keep`` (an erased drawing may
-    be read as anything, so not only the runner-up), and every cell's other terrain."""
-    moves = []
-    probabilities, water = reading.decoration_probabilities, reading.water_probability
-    for cell in ALL_CELLS:
-        p = probabilities[cell]
-        best = int(np.argmax(p))
-        for other in np.argsort(p)[::-1][1:] if cell not in keep else ():
-            cost = _ratio_cost(p[best], p[other])
-            if cost < MAX_MOVE_COST:
-                decoration, late = decoration_of_class(int(other))
-                moves.append(Move(
-                    lambda record, cell=cell, decoration=decoration, late=late: replace(
-                        record, garden=record.garden.with_cell(cell, decoration, late=late)),
-                    cost,
-                    f"cell {human_cell(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
-                    f"taken as {DECORATION_CLASSES[other].replace('_', ' ')} ({p[other]:.0%})", f"decoration {cell}"))
-        is_water = reading.garden.is_water(cell)
-        p_read = water[cell] if is_water else 1 - water[cell]
-        cost = _ratio_cost(p_read, 1 - p_read)
-        if cost < MAX_MOVE_COST:
-            read, taken = ("water", "earth") if is_water else ("earth", "water")
-            moves.append(Move(
-                lambda record, cell=cell, is_water=is_water: replace(
-                    record, garden=record.garden.with_cell(cell, water=not is_water)),
-                cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
-                f"water {cell}"))
-    return moves
-
-
-def _group_moves(reading: GardenReading) -> list[Move]:
-    """Each group of cells drawn alike taken as another kind, all together (a tree keeps or
-    loses its Spring/Summer mark as its cell's own reading says)."""
-    probabilities = reading.decoration_probabilities
-    tree, late = decoration_class(Decoration.TREE), decoration_class(Decoration.TREE, late=True)
-    moves = []
-    for index, group in enumerate(reading.groups):
-        for kind in Decoration:
-            if all(reading.garden.decoration(cell) is kind for cell in group):
-                continue
-            classes = {cell: decoration_class(kind, late=probabilities[cell][late] > probabilities[cell][tree])
-                       for cell in group}
-            cost = sum(min(_ratio_cost(probabilities[cell].max(), probabilities[cell][classes[cell]]), GROUP_CELL_COST)
-                       for cell in group)
-
-            def apply(record, classes=classes):
-                garden = record.garden
-                for cell, class_index in classes.items():
-                    decoration, is_late = decoration_of_class(class_index)
-                    garden = garden.with_cell(cell, decoration, late=is_late)
-                return replace(record, garden=garden)
-
-            cells = ", ".join(human_cell(cell) for cell in group)
-            moves.append(Move(apply, cost, f"cells {cells}, drawn alike, taken as {kind.category}", f"group {index}"))
-    return moves
-
-
-def _alternatives(candidates: tuple[Candidate, ...]) -> list[tuple[Candidate, float]]:
-    costs = [(c, _ratio_cost(candidates[0].probability, c.probability)) for c in candidates[1:]]
-    return [(c, cost) for c, cost in costs if cost < MAX_MOVE_COST]
-
-
-def _box_moves(boxes: BoxReading) -> list[Move]:
-    """Runner-up readings of the turn boxes, the marks and the written numbers."""
-    moves = []
-    for index, candidates in enumerate(boxes.turns):
-        for candidate, cost in _alternatives(candidates):
-            moves.append(Move(
-                lambda record, index=index, turn=candidate.value: replace(
-                    record, turns=record.turns[:index] + (turn,) + record.turns[index + 1 :]),
-                cost, f"turn {index + 1} read as {turn_text(candidates[0].value)} ({candidates[0].probability:.0%}), "
-                      f"taken as {turn_text(candidate.value)} ({candidate.probability:.0%})", f"turn {index}"))
-    for index, candidates in enumerate(boxes.leaves):
-        for candidate, cost in _alternatives(candidates):
-            step = 1 if candidate.value else -1
-            moves.append(Move(
-                lambda record, step=step: replace(record, bonsai_pruned=record.bonsai_pruned + step),
-                cost, f"bonsai leaf {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
-                f"leaf {index}"))
-    for index, candidates in enumerate(boxes.pond_icons):
-        for candidate, cost in _alternatives(candidates):
-            moves.append(Move(
-                lambda record, index=index, marked=candidate.value: replace(
-                    record, ponds_marked=record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :]),
-                cost, f"pond icon {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
-                f"pond icon {index}"))
-    for category, candidates in boxes.written.items():
-        for candidate, cost in _alternatives(candidates):
-            moves.append(Move(
-                lambda record, category=category, value=candidate.value: replace(
-                    record, written={**record.written, category: value}),
-                cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
-                      f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
-    return moves
-
-
-def _marked(candidate: Candidate) -> str:
-    return f"{'marked' if candidate.value else 'blank'} ({candidate.probability:.0%})"
 
 
 def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
@@ -281,8 +165,8 @@ def _class_name(garden, cell) -> str:
 def _labelled_together(reading: GardenReading, base: SheetRecord, dice_faces: Mapping[int, Decoration],
                        start: Labelling | None = None) -> tuple[SheetRecord, float, list[Cell], Labelling]:
     """``base`` with its decorated cells labelled together with its turn log (labelling.py; from
-    ``start``'s labels, when given), what that costs, the cells it changed and the labelling. Cells that join drawings alike to them (and more alike
-    than those they leave) move as a group: RELABEL_GROUP_COST for each kind read as another,
+    ``start``'s labels, when given), what that costs, the cells it changed and the labelling.
+    Cells that join drawings alike to them (and more alike than those they leave) move as a group: RELABEL_GROUP_COST for each kind read as another,
     however many cells (one way to draw, misread everywhere, is one misreading). Any other change
     costs what its networks' reading says, capped at GROUP_CELL_COST: a player's own mistake in
     the turn log must not be explained away by moving a cell away from its like. A tree's mark
@@ -309,12 +193,12 @@ def _labelled_together(reading: GardenReading, base: SheetRecord, dice_faces: Ma
         joined = others & (drawn == drawn[i])
         left = others & (drawn_before == drawn_before[i]) & (drawn == drawn_before[i])
         if drawn_before[i] == drawn[i]:  # a tree's Spring/Summer mark read the other way
-            cost += min(_ratio_cost(row.max(), row[classes[label]]), MARK_CELL_COST)
+            cost += min(ratio_cost(row.max(), row[classes[label]]), MARK_CELL_COST)
         elif joined.any() and similarity[i, joined].mean() > SAME_DRAWING and (
                 not left.any() or similarity[i, joined].mean() > similarity[i, left].mean()):
             moved.add((drawn_before[i], drawn[i]))
         else:
-            cost += min(_ratio_cost(row.max(), row[classes[label]]), GROUP_CELL_COST)
+            cost += min(ratio_cost(row.max(), row[classes[label]]), GROUP_CELL_COST)
         changed.append(cell)
     # without a kind read as another, it changes single cells: the cell by cell decoder's work
     cost = cost + RELABEL_GROUP_COST * len(moved) if moved else math.inf
@@ -329,48 +213,44 @@ def _counts_differ(record: SheetRecord, dice_faces: Mapping[int, Decoration]) ->
 
 
 def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
-                   findings_of: Callable[[SheetRecord], list[Finding]]) -> tuple[float, SheetRecord, list[Finding], list[str]]:
+                   findings_of: Callable[[SheetRecord], list[Finding]]) -> _Together:
     """``base`` with its drawings labelled together with its turn log, or with a log where one
     turn is read otherwise (OTHER_TURN_COST) and the drawings fit it better, then its boxes
-    decoded: (cost, record, findings, changes) of the cheapest, the cost being the turn's, the
-    relabelling's and the findings'."""
-    best, labelling = _read_together_with(reading, base, boxes, dice_faces, findings_of)
-    if not best[2]:
+    decoded: the cheapest, its cost counting the turn read otherwise too."""
+    best = first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
+    if not best.findings:
         return best
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns)
-                     for candidate, cost in _alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
+                     for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
     for cost, index, candidate in others[:MAX_OTHER_TURNS]:
-        if cost >= best[0]:
+        if cost >= best.cost:
             break  # the rest cost more still
         other = replace(base, turns=base.turns[:index] + (candidate.value,) + base.turns[index + 1:])
-        together, _ = _read_together_with(reading, other, boxes, dice_faces, findings_of, labelling)
-        if together[0] + cost < best[0]:
-            read = boxes.turns[index][0]
-            said = (f"turn {index + 1} read as {turn_text(read.value)} ({read.probability:.0%}), "
-                    f"taken as {turn_text(candidate.value)} ({candidate.probability:.0%}) with the drawings")
-            best = (together[0] + cost, together[1], together[2], [said, *together[3]])
+        together = _read_together_with(reading, other, boxes, dice_faces, findings_of, first.labelling)
+        if together.cost + cost < best.cost:
+            said = f"{turn_taken_as(index, boxes.turns[index][0], candidate)} with the drawings"
+            best = replace(together, cost=together.cost + cost, changes=[said, *together.changes])
     return best
 
 
 def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                         dice_faces: Mapping[int, Decoration], findings_of: Callable[[SheetRecord], list[Finding]],
-                        rival: Labelling | None = None) -> tuple[tuple[float, SheetRecord, list[Finding], list[str]], Labelling]:
-    """``base`` with its drawings labelled together with its turn log, then its boxes decoded:
-    (cost, record, findings, changes), the cost being the relabelling's and the findings', with
-    the labelling. Given a ``rival`` labelling (of another turn log), the labelling starts from
-    it, and where the drawings fit this log no better than the rival's, the cost is infinite."""
+                        rival: Labelling | None = None) -> _Together:
+    """``base`` with its drawings labelled together with its turn log, then its boxes decoded.
+    Given a ``rival`` labelling (of another turn log), the labelling starts from it, and where
+    the drawings fit this log no better than the rival's, the cost is infinite."""
     relabelled, cost, changed, labelling = _labelled_together(reading, base, dice_faces, rival)
     if cost == math.inf or rival is not None and labelling.energy >= rival.energy:
-        return (math.inf, base, [], []), labelling
+        return _Together(math.inf, base, [], [], labelling)
     findings = findings_of(relabelled)
     changes: list[str] = []
     # the cells it did not change may still be misread one by one, as the decoder reads them
-    moves = _box_moves(boxes) + _cell_moves(reading, keep=frozenset(changed))
+    moves = box_moves(boxes) + cell_moves(reading, keep=frozenset(changed))
     record, after, spent = _descend(relabelled, findings, moves, changes, findings_of)
     read_as = ", ".join(f"{human_cell(cell)} as {_class_name(relabelled.garden, cell)}" for cell in changed)
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(findings_of(base)) - len(findings)} finding(s) fewer)")
-    return (cost + spent + sheet_cost(after), record, after, [said, *changes]), labelling
+    return _Together(cost + spent + sheet_cost(after), record, after, [said, *changes], labelling)
 
 
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
@@ -385,14 +265,14 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
         return audit(record, scores(record.garden), dice_faces)
 
     first = best_reading(reading, boxes)
-    moves = _cell_moves(reading) + _box_moves(boxes) + (_group_moves(reading) if groups else [])
+    moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
     changes = list(reading.decoder_changes)
     record, findings, spent = _descend(first, findings_of(first), moves, changes, findings_of)
     if groups and reading.similarity is not None and first.turns is not None and (
             sheet_cost(findings) or _counts_differ(record, dice_faces)):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell
-        cost, together, together_findings, together_changes = _read_together(reading, first, boxes, dice_faces, findings_of)
-        if cost < spent + sheet_cost(findings):
-            changes[len(reading.decoder_changes):] = together_changes  # instead of the cell by cell changes
-            record, findings = together, together_findings
+        together = _read_together(reading, first, boxes, dice_faces, findings_of)
+        if together.cost < spent + sheet_cost(findings):
+            changes[len(reading.decoder_changes):] = together.changes  # instead of the cell by cell changes
+            record, findings = together.record, together.findings
     return DecodedSheet(record, scores(record.garden), tuple(findings), tuple(changes))

@@ -1,0 +1,155 @@
+"""What each reading could otherwise be: the decoder's moves (decode.py).
+
+A move changes one reading of a sheet (a cell's decoration or terrain, a turn box, a mark, a
+written number) or a group of cells drawn alike, to another plausible reading, at the cost of
+how much less likely the readers found it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from sheetscan.game.audit import human_cell
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, turn_text
+from sheetscan.game.rules import Decoration
+from sheetscan.reading.boxes import BoxReading, Candidate
+from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
+
+# A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
+# number about once in 250. Chosen on validation photos (bench seeds 77 and 78, 400 sheets, none
+# a bench figure's): against 4.5, false differences fell from 9 to 6 with flags unchanged
+# (196 of 201); the readers' tails are still overconfident after calibration.
+FINDING_COST = 5.5
+# A reading costlier than two mistakes is never changed: it would take three findings to pay
+# for it. Up to there, a confident misreading (an erased drawing read with 99.99%, a felt pen's
+# thick tree dot) is corrected when the turn log and the written numbers both disagree with
+# it. On the validation seeds, against e^-6: false differences 6 -> 3 of 199, exact totals 387
+# -> 391 of 400, flags unchanged (196 of 201).
+MAX_MOVE_COST = 2 * FINDING_COST
+# A group of cells drawn alike (groups.py) may take another kind together: each cell then costs
+# at most this much, since the networks' view of a drawing unlike any they trained on is no
+# evidence against the turn log and the written numbers. Chosen on validation seeds 77 and 78 (own hands,
+# 60 phone sheets): the smallest cap that loses no sheet there (2, 3 and 4 each lost one).
+GROUP_CELL_COST = 6.0
+
+@dataclass(frozen=True)
+class Move:
+    """One change of reading: what it applies to the record, its cost and how to say it."""
+
+    apply: Callable[[SheetRecord], SheetRecord]
+    cost: float
+    what: str  # e.g. "cell (3,4) read as moss (62%), taken as rock (35%)"
+    target: str  # what it changes: once changed, its other moves are dropped
+
+
+def ratio_cost(best: float, chosen: float) -> float:
+    return math.log(max(best, 1e-12) / max(chosen, 1e-12))
+
+
+def cell_moves(reading: GardenReading, keep: frozenset[Cell] = frozenset()) -> list[Move]:
+    """Every other plausible decoration of each cell but those to ``keep`` (an erased drawing may
+    be read as anything, so not only the runner-up), and every cell's other terrain."""
+    moves = []
+    probabilities, water = reading.decoration_probabilities, reading.water_probability
+    for cell in ALL_CELLS:
+        p = probabilities[cell]
+        best = int(np.argmax(p))
+        for other in np.argsort(p)[::-1][1:] if cell not in keep else ():
+            cost = ratio_cost(p[best], p[other])
+            if cost < MAX_MOVE_COST:
+                decoration, late = decoration_of_class(int(other))
+                moves.append(Move(
+                    lambda record, cell=cell, decoration=decoration, late=late: replace(
+                        record, garden=record.garden.with_cell(cell, decoration, late=late)),
+                    cost,
+                    f"cell {human_cell(cell)} read as {DECORATION_CLASSES[best].replace('_', ' ')} ({p[best]:.0%}), "
+                    f"taken as {DECORATION_CLASSES[other].replace('_', ' ')} ({p[other]:.0%})", f"decoration {cell}"))
+        is_water = reading.garden.is_water(cell)
+        p_read = water[cell] if is_water else 1 - water[cell]
+        cost = ratio_cost(p_read, 1 - p_read)
+        if cost < MAX_MOVE_COST:
+            read, taken = ("water", "earth") if is_water else ("earth", "water")
+            moves.append(Move(
+                lambda record, cell=cell, is_water=is_water: replace(
+                    record, garden=record.garden.with_cell(cell, water=not is_water)),
+                cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
+                f"water {cell}"))
+    return moves
+
+
+def group_moves(reading: GardenReading) -> list[Move]:
+    """Each group of cells drawn alike taken as another kind, all together (a tree keeps or
+    loses its Spring/Summer mark as its cell's own reading says)."""
+    probabilities = reading.decoration_probabilities
+    tree, late = decoration_class(Decoration.TREE), decoration_class(Decoration.TREE, late=True)
+    moves = []
+    for index, group in enumerate(reading.groups):
+        for kind in Decoration:
+            if all(reading.garden.decoration(cell) is kind for cell in group):
+                continue
+            classes = {cell: decoration_class(kind, late=probabilities[cell][late] > probabilities[cell][tree])
+                       for cell in group}
+            cost = sum(min(ratio_cost(probabilities[cell].max(), probabilities[cell][classes[cell]]), GROUP_CELL_COST)
+                       for cell in group)
+
+            def apply(record, classes=classes):
+                garden = record.garden
+                for cell, class_index in classes.items():
+                    decoration, is_late = decoration_of_class(class_index)
+                    garden = garden.with_cell(cell, decoration, late=is_late)
+                return replace(record, garden=garden)
+
+            cells = ", ".join(human_cell(cell) for cell in group)
+            moves.append(Move(apply, cost, f"cells {cells}, drawn alike, taken as {kind.category}", f"group {index}"))
+    return moves
+
+
+def alternatives(candidates: tuple[Candidate, ...]) -> list[tuple[Candidate, float]]:
+    costs = [(c, ratio_cost(candidates[0].probability, c.probability)) for c in candidates[1:]]
+    return [(c, cost) for c, cost in costs if cost < MAX_MOVE_COST]
+
+
+def box_moves(boxes: BoxReading) -> list[Move]:
+    """Runner-up readings of the turn boxes, the marks and the written numbers."""
+    moves = []
+    for index, candidates in enumerate(boxes.turns):
+        for candidate, cost in alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, turn=candidate.value: replace(
+                    record, turns=record.turns[:index] + (turn,) + record.turns[index + 1 :]),
+                cost, turn_taken_as(index, candidates[0], candidate), f"turn {index}"))
+    for index, candidates in enumerate(boxes.leaves):
+        for candidate, cost in alternatives(candidates):
+            step = 1 if candidate.value else -1
+            moves.append(Move(
+                lambda record, step=step: replace(record, bonsai_pruned=record.bonsai_pruned + step),
+                cost, f"bonsai leaf {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"leaf {index}"))
+    for index, candidates in enumerate(boxes.pond_icons):
+        for candidate, cost in alternatives(candidates):
+            moves.append(Move(
+                lambda record, index=index, marked=candidate.value: replace(
+                    record, ponds_marked=record.ponds_marked[:index] + (marked,) + record.ponds_marked[index + 1 :]),
+                cost, f"pond icon {index + 1} read as {_marked(candidates[0])}, taken as {_marked(candidate)}",
+                f"pond icon {index}"))
+    for category, candidates in boxes.written.items():
+        for candidate, cost in alternatives(candidates):
+            moves.append(Move(
+                lambda record, category=category, value=candidate.value: replace(
+                    record, written={**record.written, category: value}),
+                cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
+                      f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
+    return moves
+
+
+def turn_taken_as(index: int, read: Candidate, taken: Candidate) -> str:
+    return (f"turn {index + 1} read as {turn_text(read.value)} ({read.probability:.0%}), "
+            f"taken as {turn_text(taken.value)} ({taken.probability:.0%})")
+
+
+def _marked(candidate: Candidate) -> str:
+    return f"{'marked' if candidate.value else 'blank'} ({candidate.probability:.0%})"
