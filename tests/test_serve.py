@@ -197,8 +197,11 @@ def test_the_serving_bench_reads_every_photo_sent_and_times_pages_and_correction
     pytest.importorskip("httpx")
     from sheetscan.lab.serving import bench_serve
 
-    figures = bench_serve(photos=2, seed=3, level="scan", jobs=1, clients=1, corrections=3)
-    assert figures["photos_read"] == 2 and figures["sheets"] == 2
+    figures = bench_serve(photos=2, seed=3, level="scan", jobs=1, clients=1, corrections=3, rounds=2)
+    assert figures["photos_read"] == figures["sheets"] == 4 and len(figures["page_seconds_by_round"]) == 2
+    # the server's own process and its worker are followed: a worker holds the networks
+    assert all(0 < server < both for server, both in zip(figures["server_peak_mb_by_round"],
+                                                         figures["server_and_workers_peak_mb_by_round"]))
     assert figures["page_requests_while_reading"] > 0 and figures["page_response_p95_ms"] > 0
     assert 0 < figures["correction_to_standings_ms_median"] <= figures["correction_to_standings_ms_max"]
     assert figures["command_line_seconds"] > 0

@@ -53,10 +53,9 @@ def bench_synth_command(
     """
     from sheetscan.lab import bench
 
-    level = level.value
-    figures = bench.bench_synth(n, seed, level, megapixels)
+    figures = bench.bench_synth(n, seed, level.value, megapixels)
     _print_figures(figures, as_json,
-        f"synth {level} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
+        f"synth {level.value} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
         f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
         f"ratio {figures['ratio']:.1f}")
 
@@ -319,24 +318,26 @@ def bench_fuzz_command(
 
 @bench_app.command("serve")
 def bench_serve_command(
-    n: int = typer.Option(6, "--n", min=1, max=30, help="Photos sent at once, one per player."),
+    n: int = typer.Option(6, "--n", min=1, max=60, help="Photos sent at once, one per player."),
     seed: int = typer.Option(1, "--seed", help="Seed of the photos."),
     level: LevelOption = "phone",
     jobs: int = typer.Option(2, "--jobs", min=1, help="Worker processes, for the page and the command line alike."),
     clients: int = typer.Option(4, "--clients", min=0, help="Phones asking for the page while it reads."),
+    rounds: int = typer.Option(1, "--rounds", min=1, help="Times the photos are sent, each to a new game."),
     as_json: FiguresAsJson = False,
 ) -> None:
-    """The table page under a table's load: N photos sent at once while phones ask for the page,
-    then corrections; against `sheetscan score` reading the same photos with the same cores.
+    """N photos sent at once to the table page while phones ask for it, then corrections; against
+    `sheetscan score` on the same cores. Peak memory of the server with its workers, by round.
 
-    Example: sheetscan bench serve --n 6 --jobs 2 --clients 4
+    Example: sheetscan bench serve --n 50 --jobs 2 --clients 50 --rounds 2
     """
     from sheetscan.lab.serving import bench_serve
 
-    f = bench_serve(n, seed, level.value, jobs, clients)
-    _print_figures(f, as_json, f"{f['photos_read']} of {n} read by the page in {f['page_seconds']} s, by the command line in "
-                   f"{f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms while reading; a correction "
-                   f"to the standings: median {f['correction_to_standings_ms_median']} ms, max {f['correction_to_standings_ms_max']} ms")
+    f = bench_serve(n, seed, level.value, jobs, clients, rounds=rounds)
+    _print_figures(f, as_json, f"{f['photos_read']} of {f['photos_sent']} read; by the page in {f['page_seconds']} s (round 1), "
+                   f"by the command line in {f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms while "
+                   f"reading; a correction to the standings: median {f['correction_to_standings_ms_median']} ms; memory at "
+                   f"most {f['server_and_workers_peak_mb_by_round']} MB by round (idle {f['server_and_workers_idle_mb']} MB)")
 
 
 @bench_app.command("learn")

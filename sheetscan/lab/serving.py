@@ -1,10 +1,12 @@
 """The table page under a table's load (``sheetscan bench serve``): photos sent at once, pages
 asked for by several phones while they are read, and corrections; against the command line
-reading the same photos with the same cores, in the same run.
+reading the same photos with the same cores, in the same run. The server runs as ``sheetscan
+serve`` does, in a process of its own, whose memory (with its workers') is followed.
 """
 
 from __future__ import annotations
 
+import mmap
 import socket
 import subprocess
 import sys
@@ -19,6 +21,9 @@ import numpy as np
 from sheetscan.synthetic.synth import synth_photo
 
 POLL_SECONDS = 0.05
+STARTUP_SECONDS = 60
+MEMORY_SAMPLE_SECONDS = 0.1
+PAGE_BYTES = mmap.PAGESIZE
 
 
 def _free_port() -> int:
@@ -27,18 +32,73 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _start_server(folder: Path, jobs: int):
-    import uvicorn
-
-    from sheetscan.serve.app import create_app
+def _start_server(folder: Path, jobs: int) -> tuple[subprocess.Popen, str]:
+    """``sheetscan serve`` in a process of its own, as a table runs it; returns it and its URL."""
+    import httpx
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(folder, jobs=jobs), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(POLL_SECONDS)
-    return server, thread, f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "sheetscan", "serve", "--port", str(port), "--data", str(folder),
+                               "--jobs", str(jobs)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the page's server ended with code {server.returncode} before answering")
+        try:
+            httpx.get(url + "/", timeout=1)
+            return server, url
+        except httpx.TransportError:
+            time.sleep(POLL_SECONDS)
+    server.kill()
+    raise RuntimeError(f"the page's server did not answer within {STARTUP_SECONDS} s")
+
+
+def _resident_bytes(pid: int) -> int:
+    """A process's resident memory, from Linux's /proc (0 once it has ended)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_BYTES
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process started by ``pid`` and by those, from Linux's /proc."""
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                children = [int(child) for child in task.read_text().split()]
+            except OSError:
+                continue
+            found += children
+            frontier += children
+    return found
+
+
+class _MemoryWatch:
+    """Samples the server's resident memory, alone and with its workers, until stopped."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.server_peak = self.all_peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            server = _resident_bytes(self.pid)
+            self.server_peak = max(self.server_peak, server)
+            self.all_peak = max(self.all_peak, server + sum(map(_resident_bytes, _descendants(self.pid))))
+            self._stop.wait(MEMORY_SAMPLE_SECONDS)
+
+    def __enter__(self) -> "_MemoryWatch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _command_line_seconds(paths: list[Path], jobs: int) -> float:
@@ -49,9 +109,15 @@ def _command_line_seconds(paths: list[Path], jobs: int) -> float:
     return time.perf_counter() - started
 
 
-def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, corrections: int = 10) -> dict:
+def _megabytes(count: int) -> float:
+    return round(count / 2**20, 1)
+
+
+def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, corrections: int = 10,
+                rounds: int = 1) -> dict:
     """Send ``photos`` synthetic photos at once to a fresh page (``jobs`` workers) while
-    ``clients`` phones keep asking for the game's page and state; then correct cells."""
+    ``clients`` phones keep asking for a game's page and state; then correct cells. Each of
+    ``rounds`` sends them again, to new games, so that memory kept from one round shows in the next."""
     import httpx
 
     with tempfile.TemporaryDirectory(prefix="sheetscan-serve-") as folder:
@@ -61,55 +127,89 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
             path.write_bytes(synth_photo(index, seed, level).jpeg)
             paths.append(path)
         command_line = _command_line_seconds(paths, jobs)
-        server, thread, url = _start_server(Path(folder) / "data", jobs)
+        server, url = _start_server(Path(folder) / "data", jobs)
         try:
+            idle = _resident_bytes(server.pid) + sum(map(_resident_bytes, _descendants(server.pid)))
+            latencies: list[float] = []
+            page_seconds, server_peaks, all_peaks, read, sheets = [], [], [], 0, 0
             with httpx.Client(base_url=url, timeout=120) as http:
-                names = "\n".join(f"player {i + 1}" for i in range(photos))
-                made = http.post("/games", data={"date": "2026-11-30", "players": names}, follow_redirects=False)
-                game = int(made.headers["location"].rsplit("/", 1)[1])
-                players = [p["id"] for p in http.get(f"/api/games/{game}").json()["players"]]
-                latencies: list[float] = []
-                done = threading.Event()
-
-                def phone() -> None:
-                    with httpx.Client(base_url=url, timeout=30) as own:
-                        while not done.is_set():
-                            for route in (f"/games/{game}", f"/api/games/{game}"):
-                                asked = time.perf_counter()
-                                own.get(route).raise_for_status()
-                                latencies.append(time.perf_counter() - asked)
-
-                watchers = [threading.Thread(target=phone, daemon=True) for _ in range(clients)]
-                for watcher in watchers:
-                    watcher.start()
-                started = time.perf_counter()
-                with ThreadPoolExecutor(photos) as senders:
-                    list(senders.map(lambda item: http.post(
-                        f"/games/{game}/photos", files={"photo": (item[0].name, item[0].read_bytes(), "image/jpeg")},
-                        data={"player": str(item[1])}, headers={"Accept": "application/json"}).raise_for_status(),
-                        zip(paths, players)))
-                while not all(p["status"] in ("read", "failed") for p in http.get(f"/api/games/{game}").json()["photos"]):
-                    time.sleep(POLL_SECONDS)
-                page_seconds = time.perf_counter() - started
-                done.set()
-                for watcher in watchers:
-                    watcher.join()
-                state = http.get(f"/api/games/{game}").json()
-                fix_seconds = _corrections(http, state["sheets"][0]["id"], corrections)
+                for _round in range(rounds):
+                    with _MemoryWatch(server.pid) as memory:
+                        games, seconds = _one_round(http, url, paths, clients, latencies)
+                    page_seconds.append(seconds)
+                    server_peaks.append(_megabytes(memory.server_peak))
+                    all_peaks.append(_megabytes(memory.all_peak))
+                    states = [http.get(f"/api/games/{game}").json() for game in games]
+                    read += sum(p["status"] == "read" for state in states for p in state["photos"])
+                    sheets += sum(len(state["sheets"]) for state in states)
+                fix_seconds = _corrections(http, states[0]["sheets"][0]["id"], corrections)
         finally:
-            server.should_exit = True
-            thread.join(timeout=30)
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
     return {
-        "photos": photos, "seed": seed, "level": level, "jobs": jobs, "clients": clients,
-        "photos_read": sum(p["status"] == "read" for p in state["photos"]), "sheets": len(state["sheets"]),
-        "page_seconds": round(page_seconds, 2), "command_line_seconds": round(command_line, 2),
-        "page_minus_command_line_seconds": round(page_seconds - command_line, 2),
+        "photos": photos, "seed": seed, "level": level, "jobs": jobs, "clients": clients, "rounds": rounds,
+        "photos_sent": photos * rounds, "photos_read": read, "sheets": sheets, "games_per_round": len(games),
+        "page_seconds": round(page_seconds[0], 2), "command_line_seconds": round(command_line, 2),
+        "page_minus_command_line_seconds": round(page_seconds[0] - command_line, 2),
+        "page_seconds_by_round": [round(seconds, 2) for seconds in page_seconds],
         "page_requests_while_reading": len(latencies),
         "page_response_p95_ms": round(1000 * float(np.percentile(latencies, 95)), 1) if latencies else None,
         "page_response_max_ms": round(1000 * max(latencies), 1) if latencies else None,
         "correction_to_standings_ms_median": round(1000 * float(np.median(fix_seconds)), 1),
         "correction_to_standings_ms_max": round(1000 * max(fix_seconds), 1),
+        "server_and_workers_idle_mb": _megabytes(idle),
+        "server_peak_mb_by_round": server_peaks,
+        "server_and_workers_peak_mb_by_round": all_peaks,
     }
+
+
+def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[float]) -> tuple[list[int], float]:
+    """New games of at most MAX_PLAYERS (several tables at a club evening), one player per
+    photo, every photo sent at once while ``clients`` phones ask for their game's page; returns
+    the games and the seconds until every photo was read."""
+    import httpx
+
+    from sheetscan.serve.app import MAX_PLAYERS
+
+    games, players = [], []
+    for first in range(0, len(paths), MAX_PLAYERS):
+        names = "\n".join(f"player {i + 1}" for i in range(first, min(first + MAX_PLAYERS, len(paths))))
+        made = http.post("/games", data={"date": "2026-11-30", "players": names}, follow_redirects=False)
+        if made.status_code != 303:
+            raise RuntimeError(f"the page did not make a game: {made.status_code} {made.text[:200]}")
+        games.append(int(made.headers["location"].rsplit("/", 1)[1]))
+        players += [p["id"] for p in http.get(f"/api/games/{games[-1]}").json()["players"]]
+    done = threading.Event()
+
+    def phone(game: int) -> None:
+        with httpx.Client(base_url=url, timeout=30) as own:
+            while not done.is_set():
+                for route in (f"/games/{game}", f"/api/games/{game}"):
+                    asked = time.perf_counter()
+                    own.get(route).raise_for_status()
+                    latencies.append(time.perf_counter() - asked)
+
+    watchers = [threading.Thread(target=phone, args=(games[i % len(games)],), daemon=True) for i in range(clients)]
+    for watcher in watchers:
+        watcher.start()
+    started = time.perf_counter()
+    with ThreadPoolExecutor(len(paths)) as senders:
+        list(senders.map(lambda item: http.post(
+            f"/games/{games[item[0] // MAX_PLAYERS]}/photos",
+            files={"photo": (item[1].name, item[1].read_bytes(), "image/jpeg")},
+            data={"player": str(players[item[0]])}, headers={"Accept": "application/json"}).raise_for_status(),
+            enumerate(paths)))
+    while not all(p["status"] in ("read", "failed") for game in games
+                  for p in http.get(f"/api/games/{game}").json()["photos"]):
+        time.sleep(POLL_SECONDS)
+    seconds = time.perf_counter() - started
+    done.set()
+    for watcher in watchers:
+        watcher.join()
+    return games, seconds
 
 
 def _corrections(http, sheet: int, count: int) -> list[float]:
