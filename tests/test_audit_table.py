@@ -139,6 +139,9 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 4
     for key in ("turn_symbols", "turn_symbols_raw", "marks", "written_numbers", "written_numbers_raw"):
         assert 0.9 <= audit[key] <= 1, key  # four clean scans: nearly every box reads right
+    result = runner.invoke(app, ["bench", "audit", "--n", "2", "--seed", "5", "--level", "scan", "--layout", "pad", "--json"])
+    pad = json.loads(result.stdout.strip().splitlines()[-1])
+    assert pad["layout"] == "pad" and pad["sheets"] == 2 and pad["turn_symbols"] >= 0.9  # the pad's boxes, read as its own
     result = runner.invoke(app, ["bench", "table", "--n", "1", "--sheets-per-photo", "2", "--jobs", "2", "--repeat", "1",
                                  "--seed", "5", "--json"])
     assert result.exit_code == 0, result.output

@@ -10,10 +10,12 @@ from sheetscan.reading.boxes import (
     NUMBER_CANDIDATES,
     NUMBER_CLASSES,
     TURN_CLASSES,
+    TURN_PATCH,
     PatchSpec,
     number_candidates,
     number_labels,
     region_patches,
+    turn_patches,
     turn_candidates,
     turn_labels,
 )
@@ -88,6 +90,36 @@ def test_region_patches_see_ink_where_the_region_is():
     canonical[int(region.y * s) + 10 : int((region.y + region.h) * s) - 10, int(region.x * s) + 10 : int(region.x * s) + 20] = 30
     ink, blank = region_patches(canonical, [region, layout.region("score_rock")], PatchSpec(0.5, (48, 56)))
     assert ink.shape == (48, 56) and ink.max() > 0.8 and blank.max() < 0.05
+
+
+def _inked_sub_boxes(layout) -> np.ndarray:
+    """A canonical sheet whose turn boxes' digit and location boxes are filled with ink."""
+    s = CANONICAL_PX_PER_MM
+    page_w, page_h = (round(v * s) for v in layout.page_mm)
+    canonical = np.full((page_h, page_w), 230, np.uint8)
+    for index in range(12):
+        for part in ("first", "second", "location"):
+            r = layout.turn_part(index, part)
+            canonical[round(r.y * s) : round((r.y + r.h) * s), round(r.x * s) : round((r.x + r.w) * s)] = 30
+    return canonical
+
+
+def test_another_designs_turn_boxes_are_read_where_the_trained_design_has_its_sub_boxes():
+    # The pad's turn box is 34 x 10 mm with 7 x 7.6 mm digit boxes; the networks learnt the
+    # print-and-play sheet's 33 x 14 mm with 8 x 10 mm. Ink filling the pad's sub-boxes must land
+    # where the trained sheet's sub-boxes are, which a plain resize of the box does not do.
+    trained, pad = load_layout(), load_layout("pad")
+    expected = turn_patches(_inked_sub_boxes(trained), trained) > 0.5
+    warped = turn_patches(_inked_sub_boxes(pad), pad) > 0.5
+    resized = region_patches(_inked_sub_boxes(pad), [pad.region(f"turn_{i}") for i in range(12)], TURN_PATCH) > 0.5
+
+    def overlap(a, b):
+        return (a & b).sum() / (a | b).sum()
+
+    assert overlap(warped, expected) > 0.9 > 0.75 > overlap(resized, expected)
+    same = turn_patches(_inked_sub_boxes(trained), trained)
+    assert np.array_equal(same, region_patches(_inked_sub_boxes(trained), [trained.region(f"turn_{i}") for i in range(12)],
+                                               TURN_PATCH))  # the trained design itself: cut as it always was
 
 
 @pytest.mark.parametrize("seed", range(3))

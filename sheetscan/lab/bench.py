@@ -279,20 +279,20 @@ def _audit_tallies(truth: dict, sheet) -> dict:
 
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
-                markers: str = "all",
-                sheet_learning: bool = True) -> dict:
+                markers: str = "all", sheet_learning: bool = True, layout_name: str = DEFAULT_LAYOUT) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
-    read and the differences flagged with the truth (``held_out_styles``: see bench_read)."""
+    read and the differences flagged with the truth (``held_out_styles``, ``layout_name``: see bench_read)."""
     from sheetscan.reading.pipeline import read_photo
 
     totals: dict[str, int] = {}
+    layout = load_layout(layout_name)
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
-                                markers=markers)
+                                markers=markers, layout_name=layout_name)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
-            result = read_photo(path, sheet_learning=sheet_learning)
+            result = read_photo(path, sheet_learning=sheet_learning, layout=layout)
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 for key, value in _audit_tallies(truth, sheet).items():
                     totals[key] = totals.get(key, 0) + int(value)
@@ -305,9 +305,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     return {
         "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
-        "markers": markers,
-        "sheet_learning": sheet_learning,
-        "sheets": totals.get("sheets", 0),
+        "markers": markers, "layout": layout_name, "sheet_learning": sheet_learning, "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
         "turn_symbols": share("decoded_symbols_right", "symbols"),
         "marks": share("marks_right", "marks"),

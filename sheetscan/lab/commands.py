@@ -116,12 +116,12 @@ def bench_audit_command(
     n: int = typer.Option(100, "--n", min=1, help="Number of fresh photos."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run (the box reader trained on 2000)."),
     level: LevelOption = "phone",
-    mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0,
-                                       help="Chance a player's written numbers hold a mistake (more gives more "
-                                            "sheets to flag)."),
+    mistake_rate: float = typer.Option(0.5, "--mistake-rate", min=0.0, max=1.0, help="Chance a player's written "
+                                       "numbers hold a mistake (more gives more sheets to flag)."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     markers: MarkersOption = "all",
+    layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
 ) -> None:
     """Audit N fresh synthetic photos against their truth: turn-box symbols, marks and written
@@ -133,9 +133,10 @@ def bench_audit_command(
 
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
-                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value)
+                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
+                              layout_name=layout.value)
     _print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos (seed {f['seed']}, markers {f['markers']}), {f['sheets']} sheets read",
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
@@ -248,8 +249,7 @@ def bench_layout_command(
                 f"{reading['exact_total']:.1%}")
 
     lines = [f"{f['blank_photos']} {'filled' if f['filled'] else 'blank'} {f['level']} photos of the {f['layout']} sheet "
-             f"(seed {f['seed']}): "
-             f"{f['layouts_complete']:.1%} gave a whole layout"]
+             f"(seed {f['seed']}): {f['layouts_complete']:.1%} gave a whole layout"]
     lines += [f"  {count} x {reason}" for reason, count in f["failures"].items()]
     lines.append(f"  {f['read_photos']} filled photos (seed {f['seed'] + 1}, no markers) read with the design's own "
                  f"layout: {figures(f['with_own_layout'])}")

@@ -19,7 +19,8 @@ import numpy as np
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
-from sheetscan.design.layout import Layout, Region
+from sheetscan.design.layout import Layout, Region, load_layout
+from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
 from sheetscan.game.rules import CATEGORIES, MAX_PRUNINGS
 
@@ -92,9 +93,54 @@ def region_patches(canonical: np.ndarray, regions: list[Region], spec: PatchSpec
     return patches
 
 
+TURN_PARTS = ("first", "second", "location")
+
+
+def _turn_knots(layout: Layout, index: int, margin_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per axis (x, y): the turn box's edges, margin and sub-box edges, in mm from its corner."""
+    box = layout.region(f"turn_{index}")
+    parts = [layout.turn_part(index, part) for part in TURN_PARTS]
+    x = [-margin_mm, 0, box.w, box.w + margin_mm, *(e - box.x for p in parts for e in (p.x, p.x + p.w))]
+    y = [-margin_mm, 0, box.h, box.h + margin_mm, *(e - box.y for p in parts for e in (p.y, p.y + p.h))]
+    return np.array(x), np.array(y)
+
+
+@lru_cache(maxsize=1)
+def _trained_turn_knots() -> tuple[np.ndarray, np.ndarray]:
+    return _turn_knots(load_layout(DEFAULT_LAYOUT), 0, TURN_PATCH.margin_mm)
+
+
+def turn_patches(canonical: np.ndarray, layout: Layout, px_per_mm: float = CANONICAL_PX_PER_MM) -> np.ndarray:
+    """(12, h, w) float32 ink patches of the turn boxes. The box networks trained on one design:
+    another design's turn box (the pad's is 10 mm tall, its digit boxes 7 x 7.6 mm, not 8 x 10)
+    is stretched, piece by piece along each axis, so that its box, digit boxes and location
+    box land where the trained design's are, and its digits have the shape the networks know."""
+    regions = box_regions(layout)["turn"]
+    trained = _trained_turn_knots()
+    designs = [_turn_knots(layout, index, TURN_PATCH.margin_mm) for index in range(len(regions))]
+    if all(np.allclose(k, t) for knots in designs for k, t in zip(knots, trained, strict=True)):
+        return region_patches(canonical, regions, TURN_PATCH, px_per_mm)
+    height, width = TURN_PATCH.shape
+    patches = np.empty((len(regions), height, width), np.float32)
+    for index, (region, knots) in enumerate(zip(regions, designs, strict=True)):
+        axes = []
+        for origin, trained_knots, design_knots in zip((region.x, region.y), trained, knots, strict=True):
+            # sub-boxes side by side share edges: one knot each, where this design's are averaged
+            at, which = np.unique(trained_knots, return_inverse=True)
+            to = np.maximum.accumulate(np.bincount(which, design_knots) / np.bincount(which))  # never folded back
+            # pixel centres of the trained design's patch, in its mm, then in this design's
+            trained_mm = at[0] + (np.arange(int(round((at[-1] - at[0]) * px_per_mm))) + 0.5) / px_per_mm
+            axes.append(((origin + np.interp(trained_mm, at, to)) * px_per_mm - 0.5).astype(np.float32))
+        map_x, map_y = np.meshgrid(*axes)
+        warped = cv2.remap(canonical, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        patches[index] = ink_map(cv2.resize(warped, (width, height), interpolation=cv2.INTER_AREA))
+    return patches
+
+
 def sheet_box_patches(canonical: np.ndarray, layout: Layout) -> dict[str, np.ndarray]:
     """Every box network's patches of one sheet: what they read, in training and reading alike."""
-    return {kind: region_patches(canonical, regions, PATCHES[kind]) for kind, regions in box_regions(layout).items()}
+    return {kind: turn_patches(canonical, layout) if kind == "turn" else region_patches(canonical, regions, PATCHES[kind])
+            for kind, regions in box_regions(layout).items()}
 
 
 @dataclass(frozen=True)
