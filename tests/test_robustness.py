@@ -93,6 +93,17 @@ def _png_of_paper() -> bytes:
     return cv2.imencode(".png", paper)[1].tobytes()
 
 
+@pytest.mark.parametrize("name, claimed", [("bomb.heic", (30000, 30000)), ("bomb.tif", (60000, 60000))])
+def test_a_bomb_is_refused_by_the_size_it_claims_before_it_is_decoded(tmp_path, name, claimed):
+    from sheetscan.errors import InputFileError
+    from sheetscan.lab.hostile import _heic_claiming, _tiff_claiming
+    from sheetscan.reading.photo import load_photo
+
+    bomb = _write(tmp_path / name, (_heic_claiming if name.endswith(".heic") else _tiff_claiming)(*claimed))
+    with pytest.raises(InputFileError, match=f"too large to read \\({claimed[0]} x {claimed[1]} pixels"):
+        load_photo(bomb)
+
+
 def test_a_sample_of_the_hostile_corpus_gives_its_documented_codes(tmp_path):
     from sheetscan.lab.hostile import make_corpus, run_corpus
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import struct
 import zlib
 from dataclasses import dataclass
@@ -56,6 +57,33 @@ def _jpeg_claiming(jpeg: bytes, width: int, height: int) -> bytes:
     return bytes(data)
 
 
+def _tiff_claiming(width: int, height: int) -> bytes:
+    """A small grey TIFF whose first page's tags claim ``width`` x ``height`` (at most 65535)."""
+    data = bytearray(_encode(Image.new("L", (8, 8), 200), "TIFF"))
+    order = "<" if data[:2] == b"II" else ">"
+    ifd = struct.unpack(order + "I", data[4:8])[0]
+    for k in range(struct.unpack(order + "H", data[ifd : ifd + 2])[0]):
+        at = ifd + 2 + 12 * k
+        tag, kind = struct.unpack(order + "HH", data[at : at + 4])
+        if tag in (256, 257):  # ImageWidth, ImageLength: a SHORT (3) sits left in the 4-byte field
+            value = width if tag == 256 else height
+            data[at + 8 : at + 12] = struct.pack(order + "HH", value, 0) if kind == 3 else struct.pack(order + "I", value)
+    return bytes(data)
+
+
+def _heic_claiming(width: int, height: int) -> bytes:
+    """A small HEIC whose image size boxes (``ispe``) claim ``width`` x ``height``."""
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+    data = bytearray(_encode(Image.new("RGB", (64, 64), (200, 200, 200)), "HEIF"))
+    at = data.find(b"ispe")
+    while at >= 0:
+        data[at + 8 : at + 16] = struct.pack(">II", width, height)  # after the box's version and flags
+        at = data.find(b"ispe", at + 4)
+    return bytes(data)
+
+
 def _encode(image: Image.Image, fmt: str, **options) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, fmt, **options)
@@ -88,6 +116,8 @@ def _images(folder: Path, seed: int) -> list[Case]:
     add("one-pixel.jpg", _encode(Image.new("L", (1, 1), 200), "JPEG"), (none,), "1 x 1 pixel JPEG")
     add("bomb.png", _png_header(30000, 30000), (bad,), "a PNG claiming 30000 x 30000")
     add("bomb.jpg", _jpeg_claiming(good, 60000, 60000), (bad,), "a JPEG claiming 60000 x 60000")
+    add("bomb.tif", _tiff_claiming(60000, 60000), (bad,), "a TIFF claiming 60000 x 60000")
+    add("bomb.heic", _heic_claiming(30000, 30000), (bad,), "a HEIC claiming 30000 x 30000")
     photo = Image.open(io.BytesIO(good))
     for name, data in (
             ("grey.png", _encode(photo.convert("L"), "PNG")),
@@ -124,9 +154,18 @@ def _paths(folder: Path) -> list[Case]:
     empty.mkdir()
     loop = folder / "loop.jpg"
     loop.symlink_to(loop)
+    socket_file = folder / "socket.jpg"
+    with socket.socket(socket.AF_UNIX) as listener:  # a file no one can open, root included
+        listener.bind(str(socket_file))
+    locked = folder / "locked.jpg"
+    locked.write_bytes(b"\xff\xd8 a photo no one may read")
+    locked.chmod(0)
+    # root reads it all the same (then it is a damaged JPEG): the code is the same
     return [Case(folder / "absent.jpg", "score", bad, "a missing file"),
             Case(empty, "score", bad, "a folder holding no photo"),
-            Case(loop, "score", bad, "a symlink loop")]
+            Case(loop, "score", bad, "a symlink loop"),
+            Case(socket_file, "score", bad, "a socket named .jpg"),
+            Case(locked, "score", bad, "a file without read permission")]
 
 
 def _mutations(document: dict, rng: np.random.Generator, count: int) -> list[dict | list | str | int | None]:

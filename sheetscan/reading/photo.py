@@ -36,18 +36,23 @@ class Photo:
     scale: float  # original pixels per pixel of ``gray``
 
 
-def _reduction(path: Path) -> int:
-    """How much to shrink the photo while decoding it, from its header; InputFileError for a
-    photo too large to decode (a decompression bomb is a few kilobytes on disk)."""
-    try:
-        with Image.open(path) as image:
-            width, height = image.size
-    except (UnidentifiedImageError, OSError):
-        return 1
-    pixels = width * height
-    if pixels > MAX_PHOTO_PIXELS:
+def _check_size(path: Path, image: Image.Image) -> int:
+    """The pixels an opened (not yet decoded) image claims; InputFileError for one too large to
+    decode (a decompression bomb is a few kilobytes on disk)."""
+    width, height = image.size
+    if width * height > MAX_PHOTO_PIXELS:
         raise InputFileError(str(path), f"too large to read ({width} x {height} pixels; at most "
                                         f"{MAX_PHOTO_PIXELS / 1e6:.0f} megapixels)")
+    return width * height
+
+
+def _reduction(path: Path) -> int:
+    """How much to shrink the photo while decoding it, from its header (see _check_size)."""
+    try:
+        with Image.open(path) as image:
+            pixels = _check_size(path, image)
+    except (UnidentifiedImageError, OSError):
+        return 1
     return 4 if pixels > 4 * REDUCE_ABOVE_PIXELS else 2 if pixels > REDUCE_ABOVE_PIXELS else 1
 
 
@@ -72,6 +77,7 @@ def _open_with_pillow(path: Path) -> np.ndarray:
         register_heif_opener()
     try:
         with Image.open(path) as image:
+            _check_size(path, image)  # a HEIC's size is known only here
             return np.asarray(ImageOps.exif_transpose(image).convert("L"))
     except (UnidentifiedImageError, OSError, ValueError):
         raise InputFileError(str(path), "not an image (or a damaged one)") from None
@@ -101,6 +107,11 @@ def load_photo(path: str | Path, reduction: int | None = None) -> Photo:
         raise InputFileError(str(path), "no such file")
     if path.is_dir():
         raise InputFileError(str(path), "a folder holding no photo (JPEG, PNG, HEIC, TIFF, BMP, WebP)")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:  # no permission; a socket or a device in a photo's place
+        raise InputFileError(str(path), f"cannot be read ({error.strerror or error})") from None
     if path.suffix.lower() not in HEIC_SUFFIXES:
         factor = reduction or _reduction(path)
         _check_jpeg_whole(path)
