@@ -16,6 +16,7 @@ from sheetscan.files import write_atomically
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
 from sheetscan.lab.commands import HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
+from sheetscan.lab.stress_commands import register as register_stress_benches
 from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
 from sheetscan.present.layout_command import layout_app
 from sheetscan.serve.command import serve_command
@@ -29,6 +30,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+register_stress_benches(bench_app)
 app.add_typer(bench_app, name="bench")
 SHOW_TRACEBACKS = False  # --verbose
 

@@ -122,3 +122,25 @@ def test_fuzzing_the_parsers_finds_no_crash():
     figures = fuzz_parsers(seconds=2, seed=3)
     for target in ("photo_opener", "garden_parser", "layout_parser"):
         assert figures[target]["inputs_tried"] > 100 and figures[target]["crashes"] == [], target
+
+
+def test_commands_killed_midway_leave_no_half_written_file_and_the_server_loses_no_upload():
+    pytest.importorskip("httpx")
+    from sheetscan.lab.kills import kill_server, kill_writers
+
+    writers = kill_writers(kills=1, seed=2)
+    assert set(writers) == {"synth", "score --debug", "table --csv --overlay"}
+    for figures in writers.values():
+        assert figures["whole_run_files"] > 0 and figures["half_written"] == []
+        assert figures["files_found"] <= figures["whole_run_files"]
+    server = kill_server(kills=1, seed=2)
+    assert server["uploads_accepted"] == 4 and server["uploads_lost"] == 0 and server["accepted_left_unread"] == 0
+
+
+def test_synthetic_photos_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from sheetscan.synthetic import synth
+
+    written = []
+    monkeypatch.setattr(synth, "write_atomically", lambda path, write: (written.append(path.name), write(path)))
+    synth.write_synth(tmp_path, 0, 1, "scan")
+    assert written == ["0000.jpg", "0000.json"] and (tmp_path / "0000.json").exists()

@@ -236,23 +236,9 @@ def test_the_page_reads_the_publishers_pad_when_told_its_design(tmp_path):
 
 
 def _serve(folder: Path, port: int):
-    """``sheetscan serve`` on ``folder`` as its own process, once it answers."""
-    import subprocess
-    import sys
+    from sheetscan.lab.serving import start_server
 
-    import httpx
-
-    process = subprocess.Popen([sys.executable, "-m", "sheetscan", "serve", "--data", str(folder), "--port", str(port),
-                                "--jobs", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return process
-        except httpx.TransportError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("the server did not start")
+    return start_server(folder, jobs=1, port=port)[0]
 
 
 def test_a_server_killed_mid_upload_loses_nothing_it_accepted(tmp_path):
@@ -260,6 +246,8 @@ def test_a_server_killed_mid_upload_loses_nothing_it_accepted(tmp_path):
     import socket
 
     import httpx
+
+    from sheetscan.lab.serving import half_upload
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -272,14 +260,7 @@ def test_a_server_killed_mid_upload_loses_nothing_it_accepted(tmp_path):
                           headers={"Accept": "application/json"}, timeout=30)
     assert accepted.status_code == 202
     # an upload cut off midway: the head and half the body sent, then the server killed
-    body = SAMPLE.read_bytes()
-    with socket.create_connection(("127.0.0.1", port)) as half:
-        boundary = "cut"
-        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"cut.jpg\"\r\n"
-                "Content-Type: image/jpeg\r\n\r\n").encode()
-        length = len(head) + len(body) + len(f"\r\n--{boundary}--\r\n")
-        half.sendall((f"POST /games/{game}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {length}\r\n"
-                      f"Content-Type: multipart/form-data; boundary={boundary}\r\n\r\n").encode() + head + body[: len(body) // 2])
+    with half_upload(port, game, SAMPLE.read_bytes()):
         server_process.send_signal(signal.SIGKILL)
         server_process.wait(timeout=10)
     server_process = _serve(tmp_path, port)  # started again on the same folder

@@ -30,7 +30,7 @@ BenchLayoutOption = Annotated[BenchLayout, typer.Option("--layout", help="The sh
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
 
 
-def _print_figures(figures: dict, as_json: bool, sentence: str) -> None:
+def print_figures(figures: dict, as_json: bool, sentence: str) -> None:
     """A benchmark's figures: JSON for programs, ``sentence`` for people."""
     typer.echo(json.dumps(figures) if as_json else sentence)
 
@@ -54,7 +54,7 @@ def bench_synth_command(
     from sheetscan.lab import bench
 
     figures = bench.bench_synth(n, seed, level.value, megapixels)
-    _print_figures(figures, as_json,
+    print_figures(figures, as_json,
         f"synth {level.value} at {megapixels:g} MP on one core: {figures['seconds_per_photo']:.3f} s per photo "
         f"(median of {n}); decoding the same JPEG: {figures['decode_seconds']:.3f} s; "
         f"ratio {figures['ratio']:.1f}")
@@ -93,7 +93,7 @@ def bench_read_command(
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                              layout_name=layout.value, read_layout=reader_layout)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
-    _print_figures(f, as_json, "\n".join([
+    print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
         f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}"
         f"{', read with ' + str(read_layout) if read_layout else ''}), "
@@ -135,7 +135,7 @@ def bench_audit_command(
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
                               held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                               layout_name=layout.value)
-    _print_figures(f, as_json, "\n".join([
+    print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
@@ -173,7 +173,7 @@ def bench_table_command(
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
                           markers=markers.value, layout_name=layout.value,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
-    _print_figures(f, as_json, "\n".join([
+    print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "
         f"{f['markers']}): {f['sheets']} sheets",
         f"  found {f['sheets_found']:.1%}, invented {f['sheets_invented']}; exact total {f['exact_total']:.1%} "
@@ -218,7 +218,7 @@ def bench_locate_command(
     negative = f["negatives"]
     lines.append(f"  {negative['photos']} photos of no sheet of this game: {negative['sheets_claimed']} sheets claimed "
                  f"({', '.join(f'{k} {v}' for k, v in negative['claimed_by_kind'].items())})")
-    _print_figures(f, as_json, "\n".join(lines))
+    print_figures(f, as_json, "\n".join(lines))
 
 
 @bench_app.command("layout")
@@ -254,90 +254,7 @@ def bench_layout_command(
     lines.append(f"  {f['read_photos']} filled photos (seed {f['seed'] + 1}, no markers) read with the design's own "
                  f"layout: {figures(f['with_own_layout'])}")
     lines += [f"  ... with the layout found in blank photo {i + 1}: {figures(r)}" for i, r in enumerate(f["with_found_layouts"])]
-    _print_figures(f, as_json, "\n".join(lines))
-
-
-@bench_app.command("robustness")
-def bench_robustness_command(
-    seed: int = typer.Option(0, "--seed", help="Seed of the corpus."),
-    gardens: int = typer.Option(120, "--gardens", min=0, help="Reshaped garden files."),
-    layouts: int = typer.Option(60, "--layouts", min=0, help="Reshaped layout files."),
-    as_json: FiguresAsJson = False,
-) -> None:
-    """Make the hostile-input corpus (damaged, huge and odd images, odd paths, reshaped garden
-    and layout files) and run every input: exit codes against the documented ones, no
-    traceback, no damaged photo read as a sheet, the whole batch read.
-
-    Example: sheetscan bench robustness
-    """
-    import tempfile
-    from pathlib import Path as FolderPath
-
-    from sheetscan.lab.hostile import make_corpus, run_corpus
-
-    with tempfile.TemporaryDirectory(prefix="sheetscan-hostile-") as folder:
-        cases = make_corpus(FolderPath(folder), seed, gardens, layouts)
-        with typer.progressbar(length=len(cases), label="hostile inputs", file=sys.stderr) as bar:
-            f = run_corpus(cases, say=lambda _: bar.update(1))
-    lines = [f"{f['inputs']} hostile inputs: {len(f['wrong_exit_codes'])} with a wrong exit code, "
-             f"{len(f['tracebacks'])} tracebacks, {f['damaged_read_as_sheet']} damaged photos read as a sheet; "
-             f"slowest {f['slowest_seconds']} s ({f['slowest']}); peak memory {f['peak_memory_mb']} MB",
-             f"  as one `score --json` batch: {f['batch_lines']} lines for {f['batch_inputs']} inputs, exit "
-             f"{f['batch_exit']}, {f['batch_tracebacks']} tracebacks"]
-    lines += [f"  {line}" for line in f["wrong_exit_codes"] + f["tracebacks"]]
-    _print_figures(f, as_json, "\n".join(lines))
-
-
-@bench_app.command("fuzz")
-def bench_fuzz_command(
-    seconds: float = typer.Option(60.0, "--seconds", min=1.0, help="Time for each parser."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the examples."),
-    as_json: FiguresAsJson = False,
-) -> None:
-    """Fuzz the photo opener, the garden-file parser and the layout parser with hypothesis
-    (a test dependency) for a set time each: inputs tried and crashes found.
-
-    Example: sheetscan bench fuzz --seconds 60
-    """
-    try:
-        import hypothesis  # noqa: F401
-    except ImportError:
-        typer.echo("sheetscan: fuzzing needs hypothesis (pip install '.[test]')", err=True)
-        raise typer.Exit(5) from None
-    from sheetscan.lab.fuzz import fuzz_parsers
-
-    f = fuzz_parsers(seconds, seed)
-    lines = []
-    for target in ("photo_opener", "garden_parser", "layout_parser"):
-        found = f[target]
-        lines.append(f"{target.replace('_', ' ')}: {found['inputs_tried']} inputs in {seconds:g} s, "
-                     f"{len(found['crashes'])} crashes")
-        lines += [f"  {crash}" for crash in found["crashes"]]
-    _print_figures(f, as_json, "\n".join(lines))
-
-
-@bench_app.command("serve")
-def bench_serve_command(
-    n: int = typer.Option(6, "--n", min=1, max=60, help="Photos sent at once, one per player."),
-    seed: int = typer.Option(1, "--seed", help="Seed of the photos."),
-    level: LevelOption = "phone",
-    jobs: int = typer.Option(2, "--jobs", min=1, help="Worker processes, for the page and the command line alike."),
-    clients: int = typer.Option(4, "--clients", min=0, help="Phones asking for the page while it reads."),
-    rounds: int = typer.Option(1, "--rounds", min=1, help="Times the photos are sent, each to a new game."),
-    as_json: FiguresAsJson = False,
-) -> None:
-    """N photos sent at once to the table page while phones ask for it, then corrections; against
-    `sheetscan score` on the same cores. Peak memory of the server with its workers, by round.
-
-    Example: sheetscan bench serve --n 50 --jobs 2 --clients 50 --rounds 2
-    """
-    from sheetscan.lab.serving import bench_serve
-
-    f = bench_serve(n, seed, level.value, jobs, clients, rounds=rounds)
-    _print_figures(f, as_json, f"{f['photos_read']} of {f['photos_sent']} read; by the page in {f['page_seconds']} s (round 1), "
-                   f"by the command line in {f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms while "
-                   f"reading; a correction to the standings: median {f['correction_to_standings_ms_median']} ms; memory at "
-                   f"most {f['server_and_workers_peak_mb_by_round']} MB by round (idle {f['server_and_workers_idle_mb']} MB)")
+    print_figures(f, as_json, "\n".join(lines))
 
 
 @bench_app.command("learn")
@@ -355,7 +272,7 @@ def bench_learn_command(
     from sheetscan.lab.learning import bench_learn
 
     f = bench_learn(n, seed, level.value, held_out)
-    _print_figures(f, as_json, f"{f['players']} players: second sheet exact {f['second_sheet_exact_without_corrections']:.1%} "
+    print_figures(f, as_json, f"{f['players']} players: second sheet exact {f['second_sheet_exact_without_corrections']:.1%} "
                    f"without the first's review, {f['second_sheet_exact_with_corrections']:.1%} with (cells "
                    f"{f['second_sheet_cells_without']:.2%}, {f['second_sheet_cells_with']:.2%}); first sheet exact {f['first_sheet_exact']:.1%}")
 
@@ -374,7 +291,7 @@ def bench_games_command(
     from sheetscan.lab import bench
 
     figures = bench.bench_games(n, seed)
-    _print_figures(figures, as_json,
+    print_figures(figures, as_json,
         f"{figures['games']} games: {figures['legal_share']:.1%} legal with truth = scorer; totals "
         f"min {figures['min']}, 5% {figures['p5']:g}, median {figures['median']:g}, "
         f"95% {figures['p95']:g}, max {figures['max']}")
@@ -394,7 +311,7 @@ def bench_rescore_command(
     from sheetscan.lab import bench
 
     figures = bench.bench_rescore(n, seed)
-    _print_figures(figures, as_json,
+    print_figures(figures, as_json,
         f"rescore of {figures['files']} garden files: {figures['rescore_seconds']:.3f} s "
         f"({figures['files_per_second']} files/s); reference (start Python, read the JSON): "
         f"{figures['reference_seconds']:.3f} s; ratio {figures['ratio']:.2f}")

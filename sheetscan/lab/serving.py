@@ -26,17 +26,18 @@ MEMORY_SAMPLE_SECONDS = 0.1
 PAGE_BYTES = mmap.PAGESIZE
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def _start_server(folder: Path, jobs: int) -> tuple[subprocess.Popen, str]:
-    """``sheetscan serve`` in a process of its own, as a table runs it; returns it and its URL."""
+def start_server(folder: Path, jobs: int, port: int | None = None) -> tuple[subprocess.Popen, str]:
+    """``sheetscan serve`` on the data folder ``folder`` in a process of its own, as a table
+    runs it, once it answers; returns it and its URL."""
     import httpx
 
-    port = _free_port()
+    port = port or free_port()
     server = subprocess.Popen([sys.executable, "-m", "sheetscan", "serve", "--port", str(port), "--data", str(folder),
                                "--jobs", str(jobs)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -127,7 +128,7 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
             path.write_bytes(synth_photo(index, seed, level).jpeg)
             paths.append(path)
         command_line = _command_line_seconds(paths, jobs)
-        server, url = _start_server(Path(folder) / "data", jobs)
+        server, url = start_server(Path(folder) / "data", jobs)
         try:
             idle = _resident_bytes(server.pid) + sum(map(_resident_bytes, _descendants(server.pid)))
             latencies: list[float] = []
@@ -210,6 +211,20 @@ def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[
     for watcher in watchers:
         watcher.join()
     return games, seconds
+
+
+def half_upload(port: int, game: int, photo: bytes) -> socket.socket:
+    """A phone's upload of ``photo`` cut off midway: the request's head and half its body sent
+    on the connection returned (still open)."""
+    boundary = "cut"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"cut.jpg\"\r\n"
+            "Content-Type: image/jpeg\r\n\r\n").encode()
+    length = len(head) + len(photo) + len(f"\r\n--{boundary}--\r\n")
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall((f"POST /games/{game}/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {length}\r\n"
+                        f"Content-Type: multipart/form-data; boundary={boundary}\r\n\r\n").encode()
+                       + head + photo[: len(photo) // 2])
+    return connection
 
 
 def _corrections(http, sheet: int, count: int) -> list[float]:

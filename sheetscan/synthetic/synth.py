@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from sheetscan.files import write_atomically
 from sheetscan.synthetic.camera import LEVELS, photo_size, photograph
 from sheetscan.synthetic.digits import pick_writer
 from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
@@ -212,6 +213,6 @@ def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: 
         index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles, markers=markers,
         layout_name=layout_name)
     image_path = out / photo.truth["image"]
-    image_path.write_bytes(photo.jpeg)
-    (out / f"{index:04d}.json").write_text(json.dumps(photo.truth, indent=1))
+    write_atomically(image_path, lambda temporary: temporary.write_bytes(photo.jpeg))
+    write_atomically(out / f"{index:04d}.json", lambda temporary: temporary.write_text(json.dumps(photo.truth, indent=1)))
     return image_path
