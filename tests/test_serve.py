@@ -203,6 +203,7 @@ def test_the_serving_bench_reads_every_photo_sent_and_times_pages_and_correction
     assert all(0 < server < both for server, both in zip(figures["server_peak_mb_by_round"],
                                                          figures["server_and_workers_peak_mb_by_round"]))
     assert figures["page_requests_while_reading"] > 0 and figures["page_response_p95_ms"] > 0
+    assert figures["page_requests_failed"] == 0
     assert 0 < figures["correction_to_standings_ms_median"] <= figures["correction_to_standings_ms_max"]
     assert figures["command_line_seconds"] > 0
 

@@ -75,3 +75,32 @@ def test_a_missing_model_is_one_line_and_the_installation_code_from_the_real_ent
     assert result.stderr.strip().splitlines() == [
         f"sheetscan: {tmp_path / 'nowhere' / 'decoration.onnx'}: no usable model; rebuild it with "
         "'sheetscan train --networks cells; sheetscan train --networks cells-tables'"]
+
+
+@pytest.mark.parametrize("name, content, code", [
+    ("absent.jpg", None, ExitCode.bad_input),
+    ("notes.jpg", b"shopping list", ExitCode.bad_input),
+    ("cut.jpg", "cut", ExitCode.bad_input),
+    ("plain.png", "paper", ExitCode.no_sheet),
+])
+def test_the_installed_command_gives_each_bad_input_its_code_by_name_and_reads_the_rest(installed, tmp_path, name,
+                                                                                       content, code):
+    import cv2
+    import numpy as np
+
+    good = tmp_path / "good.jpg"
+    shutil.copy(SAMPLES / "phone" / "0000.jpg", good)
+    bad = tmp_path / name
+    if content == "cut":
+        bad.write_bytes(good.read_bytes()[:5000])
+    elif content == "paper":
+        paper = np.full((600, 800), 235, np.uint8)
+        cv2.putText(paper, "a shopping list", (50, 300), cv2.FONT_HERSHEY_SIMPLEX, 2, 40, 3)
+        bad.write_bytes(cv2.imencode(".png", paper)[1].tobytes())
+    elif content is not None:
+        bad.write_bytes(content)
+    result = run(installed, "sheetscan", "score", "--json", str(bad), str(good), cwd=tmp_path)
+    assert result.returncode == code  # the worst code of the batch
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["file"] for line in lines] == [str(bad), str(good)] and lines[1]["error"] is None
+    assert len(result.stderr.strip().splitlines()) == 1 and name in result.stderr and "Traceback" not in result.stderr

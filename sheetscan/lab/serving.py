@@ -132,11 +132,12 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
         try:
             idle = _resident_bytes(server.pid) + sum(map(_resident_bytes, _descendants(server.pid)))
             latencies: list[float] = []
+            failed: list[float] = []  # seconds until a page request failed
             page_seconds, server_peaks, all_peaks, read, sheets = [], [], [], 0, 0
             with httpx.Client(base_url=url, timeout=120) as http:
                 for _round in range(rounds):
                     with _MemoryWatch(server.pid) as memory:
-                        games, seconds = _one_round(http, url, paths, clients, latencies)
+                        games, seconds = _one_round(http, url, paths, clients, latencies, failed)
                     page_seconds.append(seconds)
                     server_peaks.append(_megabytes(memory.server_peak))
                     all_peaks.append(_megabytes(memory.all_peak))
@@ -156,7 +157,7 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
         "page_seconds": round(page_seconds[0], 2), "command_line_seconds": round(command_line, 2),
         "page_minus_command_line_seconds": round(page_seconds[0] - command_line, 2),
         "page_seconds_by_round": [round(seconds, 2) for seconds in page_seconds],
-        "page_requests_while_reading": len(latencies),
+        "page_requests_while_reading": len(latencies) + len(failed), "page_requests_failed": len(failed),
         "page_response_p95_ms": round(1000 * float(np.percentile(latencies, 95)), 1) if latencies else None,
         "page_response_max_ms": round(1000 * max(latencies), 1) if latencies else None,
         "correction_to_standings_ms_median": round(1000 * float(np.median(fix_seconds)), 1),
@@ -167,7 +168,8 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
     }
 
 
-def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[float]) -> tuple[list[int], float]:
+def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[float],
+               failed: list[float]) -> tuple[list[int], float]:
     """New games of at most MAX_PLAYERS (several tables at a club evening), one player per
     photo, every photo sent at once while ``clients`` phones ask for their game's page; returns
     the games and the seconds until every photo was read."""
@@ -190,8 +192,11 @@ def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[
             while not done.is_set():
                 for route in (f"/games/{game}", f"/api/games/{game}"):
                     asked = time.perf_counter()
-                    own.get(route).raise_for_status()
-                    latencies.append(time.perf_counter() - asked)
+                    try:
+                        answered = own.get(route).status_code == 200
+                    except httpx.HTTPError:  # no answer in 30 s, or the connection refused
+                        answered = False
+                    (latencies if answered else failed).append(time.perf_counter() - asked)
 
     watchers = [threading.Thread(target=phone, args=(games[i % len(games)],), daemon=True) for i in range(clients)]
     for watcher in watchers:

@@ -104,6 +104,7 @@ def bench_serve_command(
 
     f = bench_serve(n, seed, level.value, jobs, clients, rounds=rounds)
     print_figures(f, as_json, f"{f['photos_read']} of {f['photos_sent']} read; by the page in {f['page_seconds']} s (round 1), "
-                   f"by the command line in {f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms while "
+                   f"by the command line in {f['command_line_seconds']} s; pages p95 {f['page_response_p95_ms']} ms "
+                   f"({f['page_requests_failed']} of {f['page_requests_while_reading']} unanswered) while "
                    f"reading; a correction to the standings: median {f['correction_to_standings_ms_median']} ms; memory at "
                    f"most {f['server_and_workers_peak_mb_by_round']} MB by round (idle {f['server_and_workers_idle_mb']} MB)")
