@@ -93,21 +93,24 @@ def test_region_patches_see_ink_where_the_region_is():
 
 
 def _inked_sub_boxes(layout) -> np.ndarray:
-    """A canonical sheet whose turn boxes' digit and location boxes are filled with ink."""
+    """A canonical sheet with a digit-like blot in the middle of each turn box's digit and
+    location boxes, sized to the box's height as a written digit is."""
     s = CANONICAL_PX_PER_MM
     page_w, page_h = (round(v * s) for v in layout.page_mm)
     canonical = np.full((page_h, page_w), 230, np.uint8)
     for index in range(12):
         for part in ("first", "second", "location"):
             r = layout.turn_part(index, part)
-            canonical[round(r.y * s) : round((r.y + r.h) * s), round(r.x * s) : round((r.x + r.w) * s)] = 30
+            x, y, w, h = r.x + r.w / 2, r.y + r.h / 2, 0.45 * r.h, 0.7 * r.h
+            canonical[round((y - h / 2) * s) : round((y + h / 2) * s), round((x - w / 2) * s) : round((x + w / 2) * s)] = 30
     return canonical
 
 
 def test_another_designs_turn_boxes_are_read_where_the_trained_design_has_its_sub_boxes():
     # The pad's turn box is 34 x 10 mm with 7 x 7.6 mm digit boxes; the networks learnt the
-    # print-and-play sheet's 33 x 14 mm with 8 x 10 mm. Ink filling the pad's sub-boxes must land
-    # where the trained sheet's sub-boxes are, which a plain resize of the box does not do.
+    # print-and-play sheet's 33 x 14 mm with 8 x 10 mm. A digit in the pad's boxes must land where
+    # the trained sheet's are, with the shape it has there: a plain resize of the box does
+    # neither (overlap 0.55), aligning the sub-boxes' edges only the first (0.82; mapped: 0.93).
     trained, pad = load_layout(), load_layout("pad")
     expected = turn_patches(_inked_sub_boxes(trained), trained) > 0.5
     warped = turn_patches(_inked_sub_boxes(pad), pad) > 0.5
@@ -116,7 +119,7 @@ def test_another_designs_turn_boxes_are_read_where_the_trained_design_has_its_su
     def overlap(a, b):
         return (a & b).sum() / (a | b).sum()
 
-    assert overlap(warped, expected) > 0.9 > 0.75 > overlap(resized, expected)
+    assert overlap(warped, expected) > 0.9 > 0.75 > overlap(resized, expected)  # edges alone: 0.82, fails
     same = turn_patches(_inked_sub_boxes(trained), trained)
     assert np.array_equal(same, region_patches(_inked_sub_boxes(trained), [trained.region(f"turn_{i}") for i in range(12)],
                                                TURN_PATCH))  # the trained design itself: cut as it always was

@@ -96,18 +96,28 @@ def region_patches(canonical: np.ndarray, regions: list[Region], spec: PatchSpec
 TURN_PARTS = ("first", "second", "location")
 
 
-def _turn_knots(layout: Layout, index: int, margin_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per axis (x, y): the turn box's edges, margin and sub-box edges, in mm from its corner."""
+def _turn_knots(layout: Layout, index: int, margin_mm: float, trained: Layout | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Per axis (x, y): the turn box's edges and margin, and its sub-boxes' edges, in mm from its
+    corner. Given the ``trained`` design, a sub-box's x knots are its centre plus and minus half
+    the trained sub-box's width, scaled as its height is to the trained one's: a digit is
+    written to its box's height, and so keeps the shape the networks learnt."""
     box = layout.region(f"turn_{index}")
     parts = [layout.turn_part(index, part) for part in TURN_PARTS]
-    x = [-margin_mm, 0, box.w, box.w + margin_mm, *(e - box.x for p in parts for e in (p.x, p.x + p.w))]
+    if trained is None:
+        sides = [e - box.x for p in parts for e in (p.x, p.x + p.w)]
+    else:
+        known = [trained.turn_part(0, part) for part in TURN_PARTS]
+        sides = [p.x + p.w / 2 - box.x + side * k.w / 2 * p.h / k.h for p, k in zip(parts, known, strict=True)
+                 for side in (-1, 1)]
+    x = [-margin_mm, 0, box.w, box.w + margin_mm, *sides]
     y = [-margin_mm, 0, box.h, box.h + margin_mm, *(e - box.y for p in parts for e in (p.y, p.y + p.h))]
     return np.array(x), np.array(y)
 
 
 @lru_cache(maxsize=1)
-def _trained_turn_knots() -> tuple[np.ndarray, np.ndarray]:
-    return _turn_knots(load_layout(DEFAULT_LAYOUT), 0, TURN_PATCH.margin_mm)
+def _trained_layout() -> Layout:
+    return load_layout(DEFAULT_LAYOUT)
 
 
 def turn_patches(canonical: np.ndarray, layout: Layout, px_per_mm: float = CANONICAL_PX_PER_MM) -> np.ndarray:
@@ -116,8 +126,8 @@ def turn_patches(canonical: np.ndarray, layout: Layout, px_per_mm: float = CANON
     is stretched, piece by piece along each axis, so that its box, digit boxes and location
     box land where the trained design's are, and its digits have the shape the networks know."""
     regions = box_regions(layout)["turn"]
-    trained = _trained_turn_knots()
-    designs = [_turn_knots(layout, index, TURN_PATCH.margin_mm) for index in range(len(regions))]
+    trained = _turn_knots(_trained_layout(), 0, TURN_PATCH.margin_mm)
+    designs = [_turn_knots(layout, index, TURN_PATCH.margin_mm, _trained_layout()) for index in range(len(regions))]
     if all(np.allclose(k, t) for knots in designs for k, t in zip(knots, trained, strict=True)):
         return region_patches(canonical, regions, TURN_PATCH, px_per_mm)
     height, width = TURN_PATCH.shape
