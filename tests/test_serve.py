@@ -308,3 +308,11 @@ def test_a_phone_that_stalls_mid_upload_holds_up_no_one_else(tmp_path):
     finally:
         server_process.kill()
         server_process.wait(timeout=10)
+
+
+def test_the_server_asks_glibc_for_few_memory_arenas_where_it_is_glibc():
+    import platform
+
+    from sheetscan.serve.command import limit_malloc_arenas
+
+    assert limit_malloc_arenas() == (platform.libc_ver()[0] == "glibc")
