@@ -178,3 +178,24 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
     monkeypatch.setattr(decode, "OTHER_TURN_COST", 0.0)
     assert decode_sheet(reading, boxes).record != record
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_kinds_the_labelling_gave_each_others_drawings_are_set_right_by_the_sheet(seed, monkeypatch):
+    # Two ways to draw no network saw may fit the turn log either way round, and the labelling's
+    # least energy then takes the wrong one: here it is made to. The kinds swapped back fit the
+    # turn log and what the player wrote, which the decoder weighs.
+    import sheetscan.reading.decode as decode
+    import sheetscan.reading.labelling as labelling
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    wrong = _misread(truth, (Decoration.ROCK, Decoration.BAMBOO)).argmax(axis=1)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    # the labelling stays where it starts, with that start's own energy
+    monkeypatch.setattr(labelling, "ANNEALING", labelling.Annealing(runs=0))
+    monkeypatch.setattr(labelling, "MAX_POLISH_ROUNDS", 0)
+    monkeypatch.setattr(decode, "label_together", lambda *arguments: label_together(*arguments[:5], wrong))
+    assert decode_sheet(reading, box_reading(record)).record.garden == record.garden
+    monkeypatch.setattr(decode, "SWAP_ENERGY_MARGIN", -np.inf)
+    assert decode_sheet(reading, box_reading(record)).record.garden != record.garden

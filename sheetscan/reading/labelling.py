@@ -24,6 +24,8 @@ or swapping two, while that lowers the sum. The decoder weighs the result agains
 
 from __future__ import annotations
 
+import itertools
+
 import math
 from dataclasses import dataclass
 from typing import Mapping
@@ -235,6 +237,22 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
         if candidate_energy < energy:
             labels, energy = candidate, candidate_energy
     return Labelling(*_polish(problem, labels, energy))
+
+
+def kind_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+               logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None, labels: np.ndarray) -> list[Labelling]:
+    """The labellings ``labels`` becomes when the drawings of two kinds take each other's kind
+    (a tree late where its networks say so), each polished, with its energy (arguments as
+    label_together's). Two ways to draw that the networks never saw may fit the turn log either
+    way round; what the player wrote then tells them apart (decode.py)."""
+    problem = _Problem(label_probabilities, similarity, cells, logged, known)
+    drawn = DRAWN_AS[labels]
+    swaps = []
+    for first, second in itertools.combinations(np.unique(drawn), 2):
+        kinds = np.where(drawn == first, second, np.where(drawn == second, first, drawn))
+        swapped = np.where(drawn == first, problem.as_drawn(kinds), np.where(drawn == second, problem.as_drawn(kinds), labels))
+        swaps.append(Labelling(*_polish(problem, swapped, problem.energy(swapped))))
+    return swaps
 
 
 def _cut_candidates(problem: _Problem, similarity: np.ndarray, labels: np.ndarray,
