@@ -96,20 +96,16 @@ def region_patches(canonical: np.ndarray, regions: list[Region], spec: PatchSpec
 TURN_PARTS = ("first", "second", "location")
 
 
-def _turn_knots(layout: Layout, index: int, margin_mm: float, trained: Layout | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Per axis (x, y): the turn box's edges and margin, and its sub-boxes' edges, in mm from its
-    corner. Given the ``trained`` design, a sub-box's x knots are its centre plus and minus half
-    the trained sub-box's width, scaled as its height is to the trained one's: a digit is
-    written to its box's height, and so keeps the shape the networks learnt."""
+def _turn_knots(layout: Layout, index: int, margin_mm: float, trained: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per axis (x, y), in mm from the turn box's corner: its edges and margin; along y its
+    sub-boxes' edges, along x each sub-box's centre plus and minus half the ``trained`` design's
+    sub-box width, scaled as its height is to the trained one's (a digit is written to its box's
+    height, and so keeps the shape the networks learnt). For the trained design, its edges."""
     box = layout.region(f"turn_{index}")
     parts = [layout.turn_part(index, part) for part in TURN_PARTS]
-    if trained is None:
-        sides = [e - box.x for p in parts for e in (p.x, p.x + p.w)]
-    else:
-        known = [trained.turn_part(0, part) for part in TURN_PARTS]
-        sides = [p.x + p.w / 2 - box.x + side * k.w / 2 * p.h / k.h for p, k in zip(parts, known, strict=True)
-                 for side in (-1, 1)]
+    known = [trained.turn_part(0, part) for part in TURN_PARTS]
+    sides = [p.x + p.w / 2 - box.x + side * k.w / 2 * p.h / k.h for p, k in zip(parts, known, strict=True)
+             for side in (-1, 1)]
     x = [-margin_mm, 0, box.w, box.w + margin_mm, *sides]
     y = [-margin_mm, 0, box.h, box.h + margin_mm, *(e - box.y for p in parts for e in (p.y, p.y + p.h))]
     return np.array(x), np.array(y)
@@ -126,7 +122,7 @@ def turn_patches(canonical: np.ndarray, layout: Layout, px_per_mm: float = CANON
     is stretched, piece by piece along each axis, so that its box, digit boxes and location
     box land where the trained design's are, and its digits have the shape the networks know."""
     regions = box_regions(layout)["turn"]
-    trained = _turn_knots(_trained_layout(), 0, TURN_PATCH.margin_mm)
+    trained = _turn_knots(_trained_layout(), 0, TURN_PATCH.margin_mm, _trained_layout())
     designs = [_turn_knots(layout, index, TURN_PATCH.margin_mm, _trained_layout()) for index in range(len(regions))]
     if all(np.allclose(k, t) for knots in designs for k, t in zip(knots, trained, strict=True)):
         return region_patches(canonical, regions, TURN_PATCH, px_per_mm)

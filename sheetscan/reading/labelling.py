@@ -25,7 +25,6 @@ or swapping two, while that lowers the sum. The decoder weighs the result agains
 from __future__ import annotations
 
 import itertools
-
 import math
 from dataclasses import dataclass
 from typing import Mapping
@@ -250,7 +249,7 @@ def kind_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: l
     swaps = []
     for first, second in itertools.combinations(np.unique(drawn), 2):
         kinds = np.where(drawn == first, second, np.where(drawn == second, first, drawn))
-        swapped = np.where(drawn == first, problem.as_drawn(kinds), np.where(drawn == second, problem.as_drawn(kinds), labels))
+        swapped = np.where((drawn == first) | (drawn == second), problem.as_drawn(kinds), labels)
         swaps.append(Labelling(*_polish(problem, swapped, problem.energy(swapped))))
     return swaps
 
