@@ -18,8 +18,33 @@ def honest_game(seed: int) -> SheetRecord:
 
 
 def verdict_of(reading, boxes, record, findings=()):
-    """The verdict at a threshold of its own: these tests are of the rule, not of the shipped value."""
-    return sheet_verdict(reading, boxes, record, score(record.garden).breakdown, findings, sure_above=0.9)
+    """The verdict at a threshold of its own: these tests are of the rule, not of the shipped value;
+    the sheet's corroboration (tested on its own below) is left out, so that every doubt shows."""
+    return sheet_verdict(reading, boxes, record, score(record.garden).breakdown, findings, sure_above=0.9,
+                         corroboration=False)
+
+
+def _unfamiliar(record):
+    """``record`` read right, but every drawing at 0.6: a hand the networks never saw."""
+    doubts = {cell: {"tree_late" if cell in record.garden.tree_late else decoration.category: 0.6, "moss" if
+                     decoration.category != "moss" else "rock": 0.4} for cell, decoration in record.garden.decorated_cells()}
+    return garden_reading(record, doubts)
+
+
+def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings_is_sure():
+    record = honest_game(5)
+    rules_give = score(record.garden).breakdown
+    assert all(record.written[category] == rules_give[category] for category in record.written)
+    reading, boxes = _unfamiliar(record), box_reading(record)
+    assert not verdict_of(reading, boxes, record).sure  # every drawing in doubt
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    # one number first read otherwise (the decoder may still keep the right one): the drawings stand unconfirmed
+    misread = replace(boxes, written={**boxes.written, "moss": (Candidate(rules_give["moss"] + 1, 0.6),
+                                                                  Candidate(rules_give["moss"], 0.4))})
+    assert not sheet_verdict(reading, misread, record, rules_give, (), sure_above=0.9).sure
+    # any finding: the sheet contradicts itself somewhere
+    finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
+    assert finding and not sheet_verdict(reading, boxes, record, rules_give, tuple(finding), sure_above=0.9).sure
 
 
 def test_a_confidently_read_sheet_is_sure():
