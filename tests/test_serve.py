@@ -316,3 +316,38 @@ def test_the_server_asks_glibc_for_few_memory_arenas_where_it_is_glibc():
     from sheetscan.serve.command import limit_malloc_arenas
 
     assert limit_malloc_arenas() == (platform.libc_ver()[0] == "glibc")
+
+
+def test_a_players_corrected_sheets_are_known_drawings_when_their_next_sheet_is_read(read_game, monkeypatch):
+    # item 4: the corrected sheet of Ana (the shared game's, corrected by the test above or here)
+    # is found for a later photo of any player named Ana, and its drawings reach the reader
+    import sheetscan.reading.pipeline as pipeline
+    from sheetscan.design.layout import load_layout
+    from sheetscan.serve.work import read_for_page
+
+    folder, client, game, players, state = read_game
+    sheet = state["sheets"][0]["id"]
+    cells = client.get(f"/api/sheets/{sheet}").json()["garden"]["cells"]
+    row, col = next((r, c) for r in range(6) for c in range(6) if cells[r][c] == ".")
+    assert client.post(f"/api/sheets/{sheet}/cell", json={"row": row, "col": col, "decoration": "M", "water": False}
+                       ).status_code == 200
+    store = Store(folder)
+    later = new_game(client, "Ben\nAna")
+    ana_later = next(p["id"] for p in store.players(later) if p["name"] == "Ana")
+    ben_later = next(p["id"] for p in store.players(later) if p["name"] == "Ben")
+    reviewed = store.reviewed_sheets(ana_later)
+    assert [s.id for s in reviewed] == [sheet] and store.reviewed_sheets(ben_later) == []  # Ben corrected nothing
+    corrected = reviewed[0].record["cells"]
+    assert corrected[row][col] == "M"
+    seen, real = {}, pipeline.read_photo
+
+    def read_photo(path, **options):
+        seen.update(options)
+        return real(path, layout=options["layout"])
+
+    monkeypatch.setattr(pipeline, "read_photo", read_photo)
+    photo = store.photos(game)[0]
+    read_for_page(str(folder), photo["id"], photo["file"], load_layout(), ((reviewed[0].image, corrected),))
+    known = seen["known"]
+    letters = [letter for line in corrected for letter in line if letter != "."]
+    assert len(known.patches) == len(known.kinds) == len(letters)  # each corrected drawing, with its kind

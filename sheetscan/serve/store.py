@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS corrections (id INTEGER PRIMARY KEY, sheet INTEGER NO
     what TEXT NOT NULL, was TEXT NOT NULL, now TEXT NOT NULL, crop TEXT, created REAL NOT NULL);
 """
 QUEUED, READING, READ, FAILED = "queued", "reading", "read", "failed"
+MAX_REVIEWED = 3  # a player's corrected sheets whose drawings help read their next one
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,18 @@ class Store:
             db.execute("INSERT INTO corrections (sheet, what, was, now, crop, created) VALUES (?, ?, ?, ?, ?, ?)",
                        (sheet, what, was, now, crop, time.time()))
             db.execute("UPDATE sheets SET record = ? WHERE id = ?", (json.dumps(record), sheet))
+
+    def reviewed_sheets(self, player: int | None) -> list[Sheet]:
+        """The latest MAX_REVIEWED sheets, in any game, of players of ``player``'s name that a person
+        corrected: their drawings, as corrected, are known drawings of that player."""
+        if player is None:
+            return []
+        with self._connect() as db:
+            rows = db.execute("SELECT sheets.* FROM sheets JOIN players ON sheets.player = players.id "
+                              "WHERE players.name = (SELECT name FROM players WHERE id = ?) "
+                              "AND EXISTS (SELECT 1 FROM corrections WHERE corrections.sheet = sheets.id) "
+                              "ORDER BY sheets.id DESC LIMIT ?", (player, MAX_REVIEWED)).fetchall()
+        return [_sheet(row) for row in rows]
 
     def corrections(self, sheet: int) -> list[dict]:
         with self._connect() as db:

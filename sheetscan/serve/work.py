@@ -16,16 +16,19 @@ from sheetscan.design.layout import Layout
 from sheetscan.serve.store import FAILED, READING, Store
 
 
-def read_for_page(folder: str, photo_id: int, file: str, layout: Layout) -> dict:
+def read_for_page(folder: str, photo_id: int, file: str, layout: Layout,
+                  reviewed: tuple[tuple[str, list[str]], ...] = ()) -> dict:
     """Read one photo of the data ``folder`` with the sheets' ``layout``: {"sheets": [...]} (each
-    sheet's number, the reader's JSON, the record, and its pictures' files), or {"error": message}."""
+    sheet's number, the reader's JSON, the record, and its pictures' files), or {"error": message}.
+    ``reviewed``: the sender's sheets a person corrected, each its rectified picture's file and its
+    cells as corrected; their drawings are known drawings of this player (issue 16, item 4)."""
     from sheetscan.game.gardenfile import record_to_dict
     from sheetscan.present.overlay import name_box
     from sheetscan.present.report import sheet_to_dict
     from sheetscan.reading.pictures import save_picture
     from sheetscan.reading.pipeline import read_photo
 
-    result = read_photo(Path(folder) / file, layout=layout)
+    result = read_photo(Path(folder) / file, layout=layout, known=_known(folder, layout, reviewed))
     if result.error:  # a photo with no sheet is one too (read_photo says why)
         return {"error": result.error.message.replace(str(Path(folder) / file), "the photo")}
     sheets = []
@@ -36,6 +39,20 @@ def read_for_page(folder: str, photo_id: int, file: str, layout: Layout) -> dict
         sheets.append({"number": number, "read": sheet_to_dict(sheet), "record": record_to_dict(sheet.decoded.record),
                        "image": image, "name_crop": name_crop})
     return {"sheets": sheets}
+
+
+def _known(folder: str, layout: Layout, reviewed: tuple[tuple[str, list[str]], ...]):
+    """The drawings of the ``reviewed`` sheets, with their kinds as corrected; None without any."""
+    import cv2
+    import numpy as np
+
+    from sheetscan.reading.read import KnownDrawings, known_drawings
+
+    drawings = [known_drawings(picture, layout, cells) for image, cells in reviewed
+                if (picture := cv2.imread(str(Path(folder) / image), cv2.IMREAD_GRAYSCALE)) is not None]
+    if not drawings:
+        return None
+    return KnownDrawings(np.concatenate([d.patches for d in drawings]), np.concatenate([d.kinds for d in drawings]))
 
 
 def warm_up() -> None:
@@ -65,11 +82,13 @@ class Reader:
     def submit(self, photo: dict) -> None:
         """Read ``photo`` (a store row) in a worker."""
         self.store.set_status(photo["id"], READING)
+        reviewed = tuple((sheet.image, sheet.record["cells"]) for sheet in self.store.reviewed_sheets(photo["player"]))
+        work = (read_for_page, str(self.store.folder), photo["id"], photo["file"], self.layout, reviewed)
         try:
-            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"], self.layout)
+            future = self._pool.submit(*work)
         except BrokenProcessPool:
             self._pool = self._new_pool()
-            future = self._pool.submit(read_for_page, str(self.store.folder), photo["id"], photo["file"], self.layout)
+            future = self._pool.submit(*work)
         future.add_done_callback(lambda done, photo_id=photo["id"]: self._store(photo_id, done))
 
     def _store(self, photo_id: int, done: Future) -> None:
