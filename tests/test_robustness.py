@@ -131,10 +131,11 @@ def test_commands_killed_midway_leave_no_half_written_file_and_the_server_loses_
     writers = kill_writers(kills=1, seed=2)
     assert set(writers) == {"synth", "score --debug", "table --csv --overlay"}
     for figures in writers.values():
-        assert figures["whole_run_files"] > 0 and figures["half_written"] == []
+        assert figures["whole_run_files"] > 0 and figures["half_written"] == [] and figures["workers_left_running"] == 0
         assert figures["files_found"] <= figures["whole_run_files"]
     server = kill_server(kills=1, seed=2)
     assert server["uploads_accepted"] == 4 and server["uploads_lost"] == 0 and server["accepted_left_unread"] == 0
+    assert server["workers_left_running"] == 0  # a worker ends with the process it works for
 
 
 def test_synthetic_photos_are_written_whole_or_not_at_all(tmp_path, monkeypatch):

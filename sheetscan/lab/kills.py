@@ -7,6 +7,7 @@ starts again."""
 from __future__ import annotations
 
 import hashlib
+import os
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from sheetscan.synthetic.synth import synth_photo
 PHOTOS = 4  # photos the killed commands read
 PARTIAL = ".partial"  # in the name of files.write_atomically's temporary files
 READ_WAIT_SECONDS = 120
+WORKER_EXIT_SECONDS = 3.0  # a worker checks every batch.PARENT_POLL_SECONDS that its parent lives
 
 
 def _writers(photos: list[str]) -> dict[str, list[str]]:
@@ -35,6 +37,21 @@ def _writers(photos: list[str]) -> dict[str, list[str]]:
 def _run(arguments: list[str], out: Path) -> subprocess.Popen:
     command = [sys.executable, "-m", "sheetscan", *(a.replace("{out}", str(out)) for a in arguments)]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _kill_with_workers(process: subprocess.Popen) -> int:
+    """SIGKILL ``process``; its workers left running WORKER_EXIT_SECONDS later (then killed too)."""
+    from sheetscan.lab.serving import descendants
+
+    workers = descendants(process.pid)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + WORKER_EXIT_SECONDS
+    while (left := [pid for pid in workers if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return len(left)
 
 
 def _digests(folder: Path) -> dict[str, str]:
@@ -62,14 +79,13 @@ def kill_writers(kills: int, seed: int, say=None) -> dict:
             _run(arguments, whole).wait()
             seconds = time.perf_counter() - started
             expected = _digests(whole)
-            found, half_written, temporaries = 0, [], 0
+            found, half_written, temporaries, orphans = 0, [], 0, 0
             for kill in range(kills):
                 out = Path(folder) / f"{len(figures)}-killed-{kill}"
                 out.mkdir()
                 process = _run(arguments, out)
                 time.sleep(float(rng.uniform(0, seconds)))
-                process.send_signal(signal.SIGKILL)
-                process.wait()
+                orphans += _kill_with_workers(process)
                 written = _digests(out)
                 found += len(written)
                 half_written += [f"{out.name}/{file}" for file, digest in written.items() if expected.get(file) != digest]
@@ -77,7 +93,8 @@ def kill_writers(kills: int, seed: int, say=None) -> dict:
                 if say:
                     say(name)
             figures[name] = {"whole_run_seconds": round(seconds, 2), "whole_run_files": len(expected), "kills": kills,
-                             "files_found": found, "half_written": half_written, "temporaries_left": temporaries}
+                             "files_found": found, "half_written": half_written, "temporaries_left": temporaries,
+                             "workers_left_running": orphans}
     return figures
 
 
@@ -87,41 +104,33 @@ def kill_server(kills: int, seed: int, say=None) -> dict:
     again on the same folder, every photo it had accepted must be there and be read."""
     import httpx
 
-    from sheetscan.lab.serving import free_port, half_upload, start_server
+    from sheetscan.lab.serving import free_port, half_upload, new_game, start_server, states_once_read
 
     rng = np.random.default_rng([seed, 96])
     photos = [synth_photo(index, seed, "phone").jpeg for index in range(PHOTOS)]
-    accepted, lost, unread = 0, 0, 0
-    with tempfile.TemporaryDirectory(prefix="sheetscan-kills-") as folder:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
+    accepted, lost, unread, orphans = 0, 0, 0, 0
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="sheetscan-kills-") as folder, \
+            httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
         for _kill in range(kills):
             server, _ = start_server(Path(folder), jobs=1, port=port)
-            made = httpx.post(f"{url}/games", data={"date": "2026-11-30", "players": "\n".join(map(str, range(PHOTOS)))},
-                              follow_redirects=False)
-            game = int(made.headers["location"].rsplit("/", 1)[1])
-            sent = [httpx.post(f"{url}/games/{game}/photos", files={"photo": (f"{i}.jpg", photo, "image/jpeg")},
-                               headers={"Accept": "application/json"}, timeout=30) for i, photo in enumerate(photos)]
+            game = new_game(http, [str(player) for player in range(PHOTOS)])
+            sent = [http.post(f"/games/{game}/photos", files={"photo": (f"{i}.jpg", photo, "image/jpeg")},
+                              headers={"Accept": "application/json"}) for i, photo in enumerate(photos)]
             taken = {answer.json()["photo"] for answer in sent if answer.status_code == 202}
             with half_upload(port, game, photos[0]):
                 time.sleep(float(rng.uniform(0, 0.5 * PHOTOS)))  # a photo takes about half a second to read
-                server.send_signal(signal.SIGKILL)
-                server.wait()
+                orphans += _kill_with_workers(server)
             server, _ = start_server(Path(folder), jobs=1, port=port)
             try:
-                deadline = time.monotonic() + READ_WAIT_SECONDS
-                while True:
-                    state = httpx.get(f"{url}/api/games/{game}").json()
-                    if all(p["status"] in ("read", "failed") for p in state["photos"]) or time.monotonic() > deadline:
-                        break
-                    time.sleep(0.2)
+                (state,) = states_once_read(http, [game], READ_WAIT_SECONDS)
             finally:
-                server.kill()
-                server.wait()
+                orphans += _kill_with_workers(server)
             there = {p["id"]: p["status"] for p in state["photos"]}
             accepted += len(taken)
             lost += len(taken - set(there))
             unread += sum(there.get(photo) != "read" for photo in taken & set(there))
             if say:
                 say("serve")
-    return {"kills": kills, "uploads_accepted": accepted, "uploads_lost": lost, "accepted_left_unread": unread}
+    return {"kills": kills, "uploads_accepted": accepted, "uploads_lost": lost, "accepted_left_unread": unread,
+            "workers_left_running": orphans}

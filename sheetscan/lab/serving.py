@@ -6,6 +6,7 @@ serve`` does, in a process of its own, whose memory (with its workers') is follo
 
 from __future__ import annotations
 
+import math
 import mmap
 import socket
 import subprocess
@@ -62,7 +63,7 @@ def _resident_bytes(pid: int) -> int:
         return 0
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """Every process started by ``pid`` and by those, from Linux's /proc."""
     found, frontier = [], [pid]
     while frontier:
@@ -77,6 +78,12 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
+def _tree_bytes(pid: int) -> tuple[int, int]:
+    """The resident memory of process ``pid`` alone, and with every process it started."""
+    own = _resident_bytes(pid)
+    return own, own + sum(map(_resident_bytes, descendants(pid)))
+
+
 class _MemoryWatch:
     """Samples the server's resident memory, alone and with its workers, until stopped."""
 
@@ -88,9 +95,8 @@ class _MemoryWatch:
 
     def _sample(self) -> None:
         while not self._stop.is_set():
-            server = _resident_bytes(self.pid)
-            self.server_peak = max(self.server_peak, server)
-            self.all_peak = max(self.all_peak, server + sum(map(_resident_bytes, _descendants(self.pid))))
+            server, everything = _tree_bytes(self.pid)
+            self.server_peak, self.all_peak = max(self.server_peak, server), max(self.all_peak, everything)
             self._stop.wait(MEMORY_SAMPLE_SECONDS)
 
     def __enter__(self) -> "_MemoryWatch":
@@ -130,18 +136,17 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
         command_line = _command_line_seconds(paths, jobs)
         server, url = start_server(Path(folder) / "data", jobs)
         try:
-            idle = _resident_bytes(server.pid) + sum(map(_resident_bytes, _descendants(server.pid)))
+            idle = _tree_bytes(server.pid)[1]
             latencies: list[float] = []
             failed: list[float] = []  # seconds until a page request failed
             page_seconds, server_peaks, all_peaks, read, sheets = [], [], [], 0, 0
             with httpx.Client(base_url=url, timeout=120) as http:
                 for _round in range(rounds):
                     with _MemoryWatch(server.pid) as memory:
-                        games, seconds = _one_round(http, url, paths, clients, latencies, failed)
+                        games, seconds, states = _one_round(http, url, paths, clients, latencies, failed)
                     page_seconds.append(seconds)
                     server_peaks.append(_megabytes(memory.server_peak))
                     all_peaks.append(_megabytes(memory.all_peak))
-                    states = [http.get(f"/api/games/{game}").json() for game in games]
                     read += sum(p["status"] == "read" for state in states for p in state["photos"])
                     sheets += sum(len(state["sheets"]) for state in states)
                 fix_seconds = _corrections(http, states[0]["sheets"][0]["id"], corrections)
@@ -168,22 +173,36 @@ def bench_serve(photos: int, seed: int, level: str, jobs: int, clients: int, cor
     }
 
 
+def new_game(http, names: list[str]) -> int:
+    """A new game of the players ``names`` on the page ``http`` (an httpx.Client at its URL)."""
+    made = http.post("/games", data={"date": "2026-11-30", "players": "\n".join(names)}, follow_redirects=False)
+    if made.status_code != 303:
+        raise RuntimeError(f"the page did not make a game: {made.status_code} {made.text[:200]}")
+    return int(made.headers["location"].rsplit("/", 1)[1])
+
+
+def states_once_read(http, games: list[int], seconds: float = math.inf) -> list[dict]:
+    """The ``games``' states once every photo sent to them is read or failed (or ``seconds`` on)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        states = [http.get(f"/api/games/{game}").json() for game in games]
+        if time.monotonic() > deadline or all(p["status"] in ("read", "failed") for state in states for p in state["photos"]):
+            return states
+        time.sleep(POLL_SECONDS)
+
+
 def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[float],
-               failed: list[float]) -> tuple[list[int], float]:
+               failed: list[float]) -> tuple[list[int], float, list[dict]]:
     """New games of at most MAX_PLAYERS (several tables at a club evening), one player per
     photo, every photo sent at once while ``clients`` phones ask for their game's page; returns
-    the games and the seconds until every photo was read."""
+    the games, the seconds until every photo was read, and the games' states then."""
     import httpx
 
     from sheetscan.serve.app import MAX_PLAYERS
 
     games, players = [], []
     for first in range(0, len(paths), MAX_PLAYERS):
-        names = "\n".join(f"player {i + 1}" for i in range(first, min(first + MAX_PLAYERS, len(paths))))
-        made = http.post("/games", data={"date": "2026-11-30", "players": names}, follow_redirects=False)
-        if made.status_code != 303:
-            raise RuntimeError(f"the page did not make a game: {made.status_code} {made.text[:200]}")
-        games.append(int(made.headers["location"].rsplit("/", 1)[1]))
+        games.append(new_game(http, [f"player {i + 1}" for i in range(first, min(first + MAX_PLAYERS, len(paths)))]))
         players += [p["id"] for p in http.get(f"/api/games/{games[-1]}").json()["players"]]
     done = threading.Event()
 
@@ -208,14 +227,12 @@ def _one_round(http, url: str, paths: list[Path], clients: int, latencies: list[
             files={"photo": (item[1].name, item[1].read_bytes(), "image/jpeg")},
             data={"player": str(players[item[0]])}, headers={"Accept": "application/json"}).raise_for_status(),
             enumerate(paths)))
-    while not all(p["status"] in ("read", "failed") for game in games
-                  for p in http.get(f"/api/games/{game}").json()["photos"]):
-        time.sleep(POLL_SECONDS)
+    states = states_once_read(http, games)
     seconds = time.perf_counter() - started
     done.set()
     for watcher in watchers:
         watcher.join()
-    return games, seconds
+    return games, seconds, states
 
 
 def half_upload(port: int, game: int, photo: bytes) -> socket.socket:

@@ -11,6 +11,8 @@ import pickle
 import queue
 import signal
 import sys
+import threading
+import time
 from collections import deque
 from functools import partial
 from pathlib import Path
@@ -28,6 +30,7 @@ PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".tif", ".tiff", ".
 # Each worker runs single-threaded: two processes on two cores beat two threads fighting in each.
 SINGLE_THREAD_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WORKER_POLL_SECONDS = 0.2  # how often a wait for a worker's photo checks that the workers live
+PARENT_POLL_SECONDS = 0.5  # how often a worker checks that the process it works for lives
 
 
 def expand_inputs(paths: Iterable[Path]) -> list[Path]:
@@ -113,7 +116,8 @@ class WorkerProcesses:
         self.claimed_by = context.Array("q", len(paths))  # worker number, or 0 for this process
         self.results = context.Queue()
         self.processes = [context.Process(target=_work, daemon=True,
-                                          args=(number, paths, read, self.next_index, self.claimed_by, self.results))
+                                          args=(number, paths, read, self.next_index, self.claimed_by, self.results,
+                                                os.getpid()))
                           for number in range(1, workers + 1)]
         self.ready: deque[tuple[int, object]] = deque()  # handed over, not yet returned by next_result
         self.received: set[int] = set()
@@ -185,8 +189,23 @@ def _claim(next_index, claimed_by, count: int, owner: int) -> int | None:
         return index
 
 
-def _work(number: int, paths: list[Path], read: Callable[[Path], object], next_index, claimed_by, results) -> None:
+def exit_with_parent(parent: int) -> None:
+    """In a worker process: end it when ``parent``, the process that started it, ends (or has
+    already: a worker still starting may outlive it). A process killed outright (SIGKILL, out of
+    memory) cannot stop its workers, and they would wait for it forever, each holding a reader's
+    memory (``sheetscan bench robustness --kills`` found them)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _work(number: int, paths: list[Path], read: Callable[[Path], object], next_index, claimed_by, results,
+          parent: int) -> None:
     """A worker's life: claim, read, send, until no photo is left."""
+    exit_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle: it stops us
     cv2.setNumThreads(1)
     while (index := _claim(next_index, claimed_by, len(paths), owner=number)) is not None:

@@ -8,11 +8,13 @@ message and the rest read; photos left queued when the server stopped are read w
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from sheetscan.design.layout import Layout
+from sheetscan.reading.batch import exit_with_parent
 from sheetscan.serve.store import FAILED, READING, Store
 
 
@@ -74,7 +76,8 @@ class Reader:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn, not fork: the server runs threads, and a forked copy of them may hold their locks
-        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent,
+                                   initargs=(os.getpid(),))
         for _ in range(self.jobs):
             pool.submit(warm_up)  # every worker starts now, not when the first photos arrive
         return pool
