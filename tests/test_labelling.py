@@ -186,16 +186,59 @@ def test_two_kinds_the_labelling_gave_each_others_drawings_are_set_right_by_the_
     # least energy then takes the wrong one: here it is made to. The kinds swapped back fit the
     # turn log and what the player wrote, which the decoder weighs.
     import sheetscan.reading.decode as decode
-    import sheetscan.reading.labelling as labelling
 
     record = honest(seed)
     cells, truth = _kinds_and_cells(record)
     wrong = _misread(truth, (Decoration.ROCK, Decoration.BAMBOO)).argmax(axis=1)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
-    # the labelling stays where it starts, with that start's own energy
+    _labelled_wrong(monkeypatch, wrong)
+    assert decode_sheet(reading, box_reading(record)).record.garden == record.garden
+    monkeypatch.setattr(decode, "SWAP_ENERGY_MARGIN", -np.inf)
+    assert decode_sheet(reading, box_reading(record)).record.garden != record.garden
+
+
+def _labelled_wrong(monkeypatch, wrong: np.ndarray) -> None:
+    """Make the decoder's labelling take ``wrong`` labels and keep them, with their own energy."""
+    import sheetscan.reading.decode as decode
+    import sheetscan.reading.labelling as labelling
+
     monkeypatch.setattr(labelling, "ANNEALING", labelling.Annealing(runs=0))
     monkeypatch.setattr(labelling, "MAX_POLISH_ROUNDS", 0)
     monkeypatch.setattr(decode, "label_together", lambda *arguments: label_together(*arguments[:5], wrong))
-    assert decode_sheet(reading, box_reading(record)).record.garden == record.garden
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_three_kinds_the_labelling_gave_each_others_drawings_are_set_right_by_the_sheet(seed, monkeypatch):
+    # rocks labelled bamboos, bamboos mosses and mosses rocks: no two kinds swapped back mend it
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    rock, bamboo, moss = (KINDS.index(kind) for kind in (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS))
+    wrong = np.select([truth == rock, truth == bamboo, truth == moss], [bamboo, moss, rock], truth)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    _labelled_wrong(monkeypatch, wrong)
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    assert any(change.startswith("kinds given each other's drawings") for change in decoded.changes)
     monkeypatch.setattr(decode, "SWAP_ENERGY_MARGIN", -np.inf)
+    assert decode_sheet(reading, box_reading(record)).record.garden != record.garden
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_cells_the_labelling_gave_each_others_kinds_are_set_right_by_the_written_numbers(seed, monkeypatch):
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    drawn = [KINDS[label] if label < len(KINDS) else Decoration.TREE for label in truth]
+    first = drawn.index(Decoration.ROCK)
+    second = next(i for i, kind in enumerate(drawn) if kind not in (Decoration.ROCK, Decoration.TREE))
+    wrong = truth.copy()
+    wrong[[first, second]] = truth[[second, first]]
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    _labelled_wrong(monkeypatch, wrong)
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    monkeypatch.setattr(decode, "MAX_CELL_SWAPS", 0)
     assert decode_sheet(reading, box_reading(record)).record.garden != record.garden

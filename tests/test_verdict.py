@@ -38,10 +38,18 @@ def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings
     reading, boxes = _unfamiliar(record), box_reading(record)
     assert not verdict_of(reading, boxes, record).sure  # every drawing in doubt
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
-    # one number first read otherwise (the decoder may still keep the right one): the drawings stand unconfirmed
-    misread = replace(boxes, written={**boxes.written, "moss": (Candidate(rules_give["moss"] + 1, 0.6),
-                                                                  Candidate(rules_give["moss"], 0.4))})
-    assert not sheet_verdict(reading, misread, record, rules_give, (), sure_above=0.9).sure
+    # one number first read otherwise (the decoder keeps the right one): the other eight give it by the sum
+    def first_read_otherwise(boxes, category):
+        return replace(boxes, written={**boxes.written, category: (Candidate(rules_give[category] + 1, 0.6),
+                                                                     Candidate(rules_give[category], 0.4))})
+
+    misread = first_read_otherwise(boxes, "moss")
+    assert sheet_verdict(reading, misread, record, rules_give, (), sure_above=0.9).sure
+    # two: the drawings stand unconfirmed
+    assert not sheet_verdict(reading, first_read_otherwise(misread, "total"), record, rules_give, (), sure_above=0.9).sure
+    # nor do they where one of the eight that vouch for the ninth was read unsurely
+    unsure_total = replace(misread, written={**misread.written, "total": (Candidate(rules_give["total"], 0.5),)})
+    assert not sheet_verdict(reading, unsure_total, record, rules_give, (), sure_above=0.9).sure
     # any finding: the sheet contradicts itself somewhere
     finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
     assert finding and not sheet_verdict(reading, boxes, record, rules_give, tuple(finding), sure_above=0.9).sure

@@ -26,8 +26,8 @@ import numpy as np
 from sheetscan.game.audit import Finding, audit, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
-from sheetscan.reading.labelling import (DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, Labelling, kind_swaps, known_fit,
-                                         label_together, logged_drawings)
+from sheetscan.reading.labelling import (DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, Labelling, cell_swaps,
+                                         kind_permutations, known_fit, label_together, logged_drawings)
 from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves, cell_moves, group_moves,
                                      ratio_cost, turn_taken_as)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
@@ -51,15 +51,26 @@ MARK_CELL_COST = 2.0
 # it); own hands 40 of 40 at each.
 OTHER_TURN_COST = 6.0
 MAX_OTHER_TURNS = 8  # of those, the cheapest: each labels the sheet again
-# Two ways to draw no network saw may fit the turn log either way round (the same counts, rows
-# and columns): the labelling's least energy then takes one, and only what the player wrote can
-# tell. Where the labelling leaves findings, each pair of kinds given each other's drawings
-# (labelling.kind_swaps) whose energy is at most SWAP_ENERGY_MARGIN above is decoded too, its
-# extra energy counted at SWAP_ENERGY_COST. Chosen on validation photos of held-out hands (seeds
-# 77 and 78, 40 phone sheets each): exact 64 of 80 without, 69 with a margin of 3 or 6 and a cost
-# of 0.5, 1 or 2 (margin 3 decodes fewer); own hands 40 of 40.
+# Two or three ways to draw no network saw may fit the turn log either way round (the same counts,
+# rows and columns), and two drawings alike to both kinds may sit where the log allows either: the
+# labelling's least energy then takes one, and only what the player wrote can tell. Where the
+# labelling leaves findings, labellings near it are judged with their findings (_traded_labellings):
+# the kinds trading drawings (the MAX_PERMUTATIONS likeliest ways, labelling.kind_permutations),
+# two cells trading labels (the MAX_CELL_SWAPS at most CELL_SWAP_MARGIN above it), then the same
+# from the TRADE_BEAM best of those; each at most SWAP_ENERGY_MARGIN above the labelling's energy,
+# its extra energy counted at SWAP_ENERGY_COST; the TRADES_DECODED best are decoded in full.
+# Chosen on validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each): exact 64
+# of 80 without, 69 with two kinds swapped (margin 3 or 6, cost 0.5, 1 or 2), 74 with this (the
+# same at a cell margin of 0.5 or 2, 6 to 12 cell swaps, 3 to 10 decoded; 73 with one round, a
+# beam of 1 or 5 ways to trade kinds); own hands 40 of 40, and 40 of 40 with the players'
+# mistakes at rate 0.5 (seed 79).
 SWAP_ENERGY_MARGIN = 3.0
 SWAP_ENERGY_COST = 1.0
+CELL_SWAP_MARGIN = 1.0
+MAX_CELL_SWAPS = 6
+TRADE_ROUNDS = 2
+TRADE_BEAM = 3
+TRADES_DECODED = 3
 MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
@@ -231,22 +242,18 @@ def _counts_differ(record: SheetRecord, dice_faces: Mapping[int, Decoration]) ->
 
 def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
                    findings_of: Callable[[SheetRecord], list[Finding]]) -> _Together:
-    """``base`` with its drawings labelled together with its turn log, with two kinds given each
-    other's drawings (SWAP_ENERGY_MARGIN), or with a log where one turn is read otherwise
-    (OTHER_TURN_COST) and the drawings fit it better, then its boxes decoded: the cheapest, its
-    cost counting the swap's extra energy or the turn read otherwise too."""
+    """``base`` with its drawings labelled together with its turn log, with kinds or cells trading
+    labels (_traded_labellings), or with a log where one turn is read otherwise (OTHER_TURN_COST)
+    and the drawings fit it better, then its boxes decoded: the cheapest, its cost counting the
+    trade's extra energy or the turn read otherwise too."""
     best = first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
     if best.cost < math.inf and not best.findings:
         return best
-    for swapped in kind_swaps(*_labelling_inputs(reading, base, dice_faces)[0], first.labelling.labels):
-        worse = swapped.energy - first.labelling.energy
-        if worse > SWAP_ENERGY_MARGIN:
-            continue
+    for worse, what, swapped in _traded_labellings(reading, base, dice_faces, findings_of, first.labelling):
         together = _read_together_with(reading, base, boxes, dice_faces, findings_of, made=swapped)
-        if together.cost + SWAP_ENERGY_COST * max(worse, 0) < best.cost:
-            said = "two kinds given each other's drawings, as the turn log and the written numbers have them"
-            best = replace(together, cost=together.cost + SWAP_ENERGY_COST * max(worse, 0),
-                           changes=[said, *together.changes])
+        if together.cost + SWAP_ENERGY_COST * worse < best.cost:
+            said = f"{what}, as the turn log and the written numbers have them"
+            best = replace(together, cost=together.cost + SWAP_ENERGY_COST * worse, changes=[said, *together.changes])
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns)
                      for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
     for cost, index, candidate in others[:MAX_OTHER_TURNS]:
@@ -258,6 +265,38 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             said = f"{turn_taken_as(index, boxes.turns[index][0], candidate)} with the drawings"
             best = replace(together, cost=together.cost + cost, changes=[said, *together.changes])
     return best
+
+
+def _traded_labellings(reading: GardenReading, base: SheetRecord, dice_faces: Mapping[int, Decoration],
+                       findings_of: Callable[[SheetRecord], list[Finding]], first: Labelling) -> list[tuple]:
+    """Labellings near ``first`` that the written numbers may prefer: kinds trading drawings
+    (labelling.kind_permutations) and two cells trading kinds (labelling.cell_swaps), then the
+    same from the TRADE_BEAM best of those, for TRADE_ROUNDS rounds; each at most
+    SWAP_ENERGY_MARGIN above ``first``'s energy, judged before its boxes are decoded (its
+    relabelling's cost, its findings, its extra energy). The TRADES_DECODED best, as (extra
+    energy, what was traded, labelling)."""
+    arguments = _labelling_inputs(reading, base, dice_faces)[0]
+    seen, frontier, judged = {first.labels.tobytes()}, [first], []
+    for _ in range(TRADE_ROUNDS):
+        found = []
+        for start in frontier:
+            traded = [("kinds given each other's drawings", swapped)
+                      for swapped in kind_permutations(*arguments, start.labels)]
+            traded += [("two drawings given each other's kinds", swapped)
+                       for swapped in cell_swaps(*arguments, start.labels, CELL_SWAP_MARGIN)[:MAX_CELL_SWAPS]]
+            for what, swapped in traded:
+                worse = max(swapped.energy - first.energy, 0)
+                if worse > SWAP_ENERGY_MARGIN or swapped.labels.tobytes() in seen:
+                    continue
+                seen.add(swapped.labels.tobytes())
+                relabelled, cost, _, _ = _labelled_together(reading, base, dice_faces, made=swapped)
+                if cost < math.inf:
+                    judged_cost = cost + sheet_cost(findings_of(relabelled)) + SWAP_ENERGY_COST * worse
+                    found.append((judged_cost, len(judged) + len(found), worse, what, swapped))
+        found.sort(key=lambda item: item[:2])
+        judged += found
+        frontier = [item[-1] for item in found[:TRADE_BEAM]]
+    return [item[2:] for item in sorted(judged, key=lambda item: item[:2])[:TRADES_DECODED]]
 
 
 def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxReading,

@@ -55,6 +55,7 @@ MAX_COUNT_SLACK = 2
 MAX_ASSIGNMENTS = 5000  # ways to give a cut's groups kinds, enumerated at most
 MAX_CANDIDATES = 300  # of those, scored in full
 MAX_POLISH_ROUNDS = 50
+MAX_PERMUTATIONS = 15  # ways for the kinds to trade drawings polished (of up to 719), least energy first (5: 73 of 80, decode.py)
 
 
 @dataclass(frozen=True)
@@ -238,20 +239,47 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
     return Labelling(*_polish(problem, labels, energy))
 
 
-def kind_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
-               logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None, labels: np.ndarray) -> list[Labelling]:
-    """The labellings ``labels`` becomes when the drawings of two kinds take each other's kind
-    (a tree late where its networks say so), each polished, with its energy (arguments as
-    label_together's). Two ways to draw that the networks never saw may fit the turn log either
-    way round; what the player wrote then tells them apart (decode.py)."""
+def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+                      logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None,
+                      labels: np.ndarray) -> list[Labelling]:
+    """The labellings ``labels`` becomes when the drawings of its kinds trade kinds: every way
+    to give the kinds drawn each other's kind (a tree late where its networks say so), the
+    MAX_PERMUTATIONS of least energy polished, with their energy (arguments as label_together's).
+    Two or three ways to draw that the networks never saw may fit the turn log either way round;
+    what the player wrote then tells them apart (decode.py)."""
     problem = _Problem(label_probabilities, similarity, cells, logged, known)
     drawn = DRAWN_AS[labels]
-    swaps = []
-    for first, second in itertools.combinations(np.unique(drawn), 2):
-        kinds = np.where(drawn == first, second, np.where(drawn == second, first, drawn))
-        swapped = np.where((drawn == first) | (drawn == second), problem.as_drawn(kinds), labels)
-        swaps.append(Labelling(*_polish(problem, swapped, problem.energy(swapped))))
-    return swaps
+    present = np.unique(drawn)
+    traded = []
+    for order in itertools.permutations(present):
+        if (order == present).all():
+            continue
+        kind_of = np.arange(len(KINDS))
+        kind_of[present] = order
+        moved = kind_of[drawn] != drawn
+        candidate = np.where(moved, problem.as_drawn(kind_of[drawn]), labels)
+        traded.append((problem.energy(candidate), len(traded), candidate))
+    return [Labelling(*_polish(problem, candidate, energy)) for energy, _, candidate in sorted(traded)[:MAX_PERMUTATIONS]]
+
+
+def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+               logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None, labels: np.ndarray,
+               margin: float) -> list[Labelling]:
+    """The labellings ``labels`` becomes when two cells of other labels trade them, those at most
+    ``margin`` above its energy, least first (arguments as label_together's): two drawings alike
+    to both kinds, or two trees' marks, in cells the turn log allows either way, that only the
+    written numbers tell apart."""
+    problem = _Problem(label_probabilities, similarity, cells, logged, known)
+    limit = problem.energy(labels) + margin
+    traded = []
+    for first, second in itertools.combinations(range(len(labels)), 2):
+        if labels[first] != labels[second]:
+            candidate = labels.copy()
+            candidate[[first, second]] = labels[[second, first]]
+            energy = problem.energy(candidate)
+            if energy <= limit:
+                traded.append(Labelling(candidate, energy))
+    return sorted(traded, key=lambda labelling: labelling.energy)
 
 
 def _cut_candidates(problem: _Problem, similarity: np.ndarray, labels: np.ndarray,
