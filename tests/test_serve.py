@@ -181,6 +181,32 @@ def test_a_photo_left_unread_when_the_server_stopped_is_read_when_it_starts(tmp_
     assert state["photos"][0]["status"] == "read" and len(state["sheets"]) == 1
 
 
+def test_a_photo_shown_read_has_its_sheets_shown_even_when_a_worker_finishes_midway(read_game, tmp_path, monkeypatch):
+    from sheetscan.serve.review import game_state
+
+    folder, _, game, _, _ = read_game
+    done = Store(folder).sheets(game)[0]
+    store = Store(tmp_path)
+    table = store.new_game("2026-11-30", ["Ana"])
+    received = store.incoming()
+    received.write_bytes(SAMPLE.read_bytes())
+    photo = store.add_photo(table, store.players(table)[0]["id"], received, "sheet.jpg", ".jpg")
+    sheets_of = store.sheets
+
+    def a_worker_finishes_right_after(game_id):  # the photo's sheets and status stored meanwhile
+        sheets = sheets_of(game_id)
+        store.add_sheets(photo, [{"number": 1, "read": done.read, "record": done.record, "image": done.image,
+                                  "name_crop": done.name_crop}])
+        return sheets
+
+    monkeypatch.setattr(store, "sheets", a_worker_finishes_right_after)
+    first = game_state(store, table)
+    monkeypatch.undo()
+    later = game_state(store, table)
+    assert [p["status"] for p in first["photos"]] == ["queued"] and first["sheets"] == []
+    assert [p["status"] for p in later["photos"]] == ["read"] and len(later["sheets"]) == 1
+
+
 @pytest.mark.parametrize("turn", [Turn(TurnKind.DRAW, (2, 3), location=6), Turn(TurnKind.PRUNE, (5,), cell=(1, 3)),
                                   Turn(TurnKind.SKIP)])
 def test_a_turn_box_written_as_a_player_writes_it_reads_back(turn):

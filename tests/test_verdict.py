@@ -5,7 +5,7 @@ from dataclasses import replace
 from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit
-from sheetscan.game.garden import SheetRecord
+from sheetscan.game.garden import SheetRecord, turn_text
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
@@ -108,3 +108,24 @@ def test_a_sheet_that_contradicts_itself_is_never_sure_but_a_players_sum_may_be_
     wrong_sum = replace(record, written={**record.written, "total": record.written["total"] + 3})
     arithmetic = tuple(audit(wrong_sum, score(wrong_sum.garden)))
     assert arithmetic and verdict_of(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure
+
+
+def test_a_turn_the_decoder_moved_against_the_networks_stays_to_check_even_on_a_corroborated_sheet():
+    record = honest_game(6)
+    rules_give = score(record.garden).breakdown
+    reading, boxes = garden_reading(record), box_reading(record)
+    index = 4
+    played, other = record.turns[index], record.turns[index + 1]
+    assert played != other
+
+    def first_read_as(p_played):
+        turns = list(boxes.turns)
+        turns[index] = (Candidate(other, 1 - p_played), Candidate(played, p_played))
+        return replace(boxes, turns=tuple(turns))
+
+    moved = sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9)
+    assert [(d.what, d.reading) for d in moved.doubts] == [(f"turn {index + 1}", turn_text(played))]
+    assert round(moved.doubts[0].confidence, 2) == 0.1
+    # kept with the networks' fair backing (or read so first), the turn vouches for itself
+    assert sheet_verdict(reading, first_read_as(0.3), record, rules_give, (), sure_above=0.9).sure
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from sheetscan.reading.digits import draw_digits_together
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
@@ -232,7 +233,8 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     """Read every box of a canonical sheet image ((h, w) uint8)."""
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
-    turn_heads = models.turn.head_probabilities(patches["turn"])
+    turn_heads = draw_digits_together(patches["turn"], models.turn.head_probabilities(patches["turn"]),
+                                      tuple(head_classes(TURN_CLASSES)["kind"]), TURN_PATCH.margin_mm)
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
     number_heads = models.number.head_probabilities(patches["number"])
     turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}) for i in range(TURNS))

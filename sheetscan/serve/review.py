@@ -66,9 +66,10 @@ def sheet_state(store: Store, sheet: Sheet) -> dict:
     }
 
 
-def _players_of(store: Store, game: int) -> tuple[list[Player], list[dict]]:
+def _players_of(store: Store, game: int, photos: list[dict] | None = None) -> tuple[list[Player], list[dict]]:
+    """The game's players and sheets; ``photos``, the game's photos as read before (else read now)."""
     names = {p["id"]: p["name"] for p in store.players(game)}
-    photos = {p["id"]: p for p in store.photos(game)}
+    photos = {p["id"]: p for p in (store.photos(game) if photos is None else photos)}
     players, sheets = [], []
     for sheet in store.sheets(game):
         record, garden_score, findings = _scored(sheet)
@@ -85,8 +86,11 @@ def _players_of(store: Store, game: int) -> tuple[list[Player], list[dict]]:
 
 def game_state(store: Store, game: int) -> dict:
     """The game as the page shows it: its players, every photo's progress, every sheet, the standings."""
-    players, sheets = _players_of(store, game)
-    photos = [{key: p[key] for key in ("id", "player", "sent_as", "status", "error")} for p in store.photos(game)]
+    # The photos before their sheets: a worker stores a photo's sheets and its status "read"
+    # together, so a photo shown read has its sheets shown, whenever a worker finishes.
+    photo_rows = store.photos(game)
+    players, sheets = _players_of(store, game, photo_rows)
+    photos = [{key: p[key] for key in ("id", "player", "sent_as", "status", "error")} for p in photo_rows]
     players_in_order = [{"id": p["id"], "name": p["name"]} for p in store.players(game)]
     return {"players": players_in_order, "photos": photos, "sheets": sheets,
             **(table_to_dict(rank(players)) if players else {"standings": [], "winners": [], "solo_rank": None})}

@@ -1,0 +1,123 @@
+"""One writer's digits read together: a player writes each digit alike all over a sheet.
+
+A writer the networks never saw may write a digit they read as another in every turn box (each
+5 read as a 6). Those 5s are unlike the writer's own 6s, and alike to each other. So the digits
+of the draws' turn boxes (two dice and a row or column each) are read together, minimising
+
+    - the sum of log p(digit) over the digits, as the networks read them
+    - DIGIT_WEIGHT x the sum, over two digits read alike, of (their likeness - SAME_DIGIT)
+
+by iterated conditional modes from the networks' reading. Each digit's probabilities become the
+mean of its networks' and of its networks' times what the sheet's other digits, so read, say of
+it (KEEP_NETWORKS): the decoder weighs those, and still sees the networks' runner-up.
+Likeness: the correlation of the two digits' ink, each cut from its box, fitted to a square by
+its inked extent and blurred (``digit_vector``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from sheetscan.design.layout import load_layout
+from sheetscan.game.garden import TurnKind
+from sheetscan.names import DEFAULT_LAYOUT
+
+# Chosen on validation photos (none a bench figure's). The draws' digits read right, and sheets
+# with every such digit right: held-out writers, seed 80 (100 phone sheets) 96.2% and 62 by the
+# networks, 97.7% and 80 together (weights 1 to 5 and likeness 0.6 to 0.8: 74 to 83); seed 78
+# (40) 98.4% and 33, 98.8% and 34; own writers, seed 77 (40) 98.5% and 33, 99.6% and 36. The
+# decoder's exact totals, with the networks' probabilities kept half: seed 80 73 -> 83 of 100,
+# seed 78 37 -> 37 of 40 (35 with none kept), own hands seed 77 40 -> 39 of 40.
+DIGIT_WEIGHT = 3.0
+SAME_DIGIT = 0.8  # likeness (a correlation, -1 to 1) above which two digits are alike
+DIGIT_SIDE = 20  # px: a digit fitted into (DIGIT_SIDE - 4) px, blurred by DIGIT_BLUR
+DIGIT_BLUR = 1.0
+INKED = 0.3  # ink above which a pixel counts to a digit's extent
+MIN_INKED = 3  # pixels: less is an empty box
+MAX_ROUNDS = 20
+KEEP_NETWORKS = 0.5  # of the networks' own probabilities kept: the decoder still sees their runner-up
+HEAD_PARTS = {"first": "first", "second": "second", "place": "location"}  # a draw's heads and their boxes
+
+
+@lru_cache(maxsize=1)
+def _part_windows(margin_mm: float, shape: tuple[int, int]) -> dict[str, tuple[slice, slice]]:
+    """Where each digit box of a turn lies in a turn patch (the trained design's frame, which
+    boxes.turn_patches maps every design to): rows and columns of the patch."""
+    layout = load_layout(DEFAULT_LAYOUT)
+    box = layout.region("turn_0")
+    scale_y, scale_x = shape[0] / (box.h + 2 * margin_mm), shape[1] / (box.w + 2 * margin_mm)
+    windows = {}
+    for head, part in HEAD_PARTS.items():
+        region = layout.turn_part(0, part)
+        x0, y0 = region.x - box.x + margin_mm, region.y - box.y + margin_mm
+        windows[head] = (slice(round(y0 * scale_y), round((y0 + region.h) * scale_y)),
+                         slice(round(x0 * scale_x), round((x0 + region.w) * scale_x)))
+    return windows
+
+
+def digit_vector(ink: np.ndarray) -> np.ndarray | None:
+    """A digit's (DIGIT_SIDE**2,) unit vector of zero mean from its box's (h, w) ink (0 to 1):
+    its inked extent fitted into a square and blurred; None for an empty box."""
+    rows, columns = np.nonzero(ink > INKED)
+    if len(rows) < MIN_INKED:
+        return None
+    digit = ink[rows.min():rows.max() + 1, columns.min():columns.max() + 1].astype(np.float32)
+    scale = (DIGIT_SIDE - 4) / max(digit.shape)
+    width, height = max(1, round(digit.shape[1] * scale)), max(1, round(digit.shape[0] * scale))
+    digit = cv2.resize(digit, (width, height), interpolation=cv2.INTER_AREA)
+    square = np.zeros((DIGIT_SIDE, DIGIT_SIDE), np.float32)
+    top, left = (DIGIT_SIDE - height) // 2, (DIGIT_SIDE - width) // 2
+    square[top:top + height, left:left + width] = digit
+    square = cv2.GaussianBlur(square, (0, 0), DIGIT_BLUR).ravel()
+    square -= square.mean()
+    norm = np.linalg.norm(square)
+    return square / norm if norm > 0 else None
+
+
+def read_together(probabilities: np.ndarray, likeness: np.ndarray) -> np.ndarray:
+    """(n, k) probabilities of n digits read together with their (n, n) ``likeness`` (see the
+    module's note): each row its networks' times what the others, as read together, say of it."""
+    n, values = probabilities.shape
+    unary = np.log(np.clip(probabilities, 1e-4, 1))
+    pairs = DIGIT_WEIGHT * (likeness - SAME_DIGIT)
+    np.fill_diagonal(pairs, 0)
+    read = probabilities.argmax(axis=1)
+    for _ in range(MAX_ROUNDS):
+        changed = False
+        for i in range(n):
+            best = int(np.argmax(unary[i] + pairs[i] @ np.eye(values)[read]))
+            changed |= best != read[i]
+            read[i] = best
+        if not changed:
+            break
+    together = unary + pairs @ np.eye(values)[read]
+    together = np.exp(together - together.max(axis=1, keepdims=True))
+    together = together / together.sum(axis=1, keepdims=True)
+    return KEEP_NETWORKS * probabilities + (1 - KEEP_NETWORKS) * together
+
+
+def draw_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
+                         margin_mm: float) -> dict[str, np.ndarray]:
+    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws
+    read together (read_together); ``patches``: the (12, h, w) turn patches they were read from,
+    ``kinds`` the kind head's classes, ``margin_mm`` the patches' margin."""
+    windows = _part_windows(margin_mm, patches.shape[1:])
+    draws = np.flatnonzero(heads["kind"].argmax(axis=1) == kinds.index(TurnKind.DRAW.value))
+    slots, vectors = [], []
+    for turn in draws:
+        for head, (rows, columns) in windows.items():
+            vector = digit_vector(patches[turn][rows, columns])
+            if vector is not None:
+                slots.append((head, turn))
+                vectors.append(vector)
+    if len(slots) < 2:
+        return heads
+    vectors = np.array(vectors)
+    together = read_together(np.array([heads[head][turn] for head, turn in slots]), vectors @ vectors.T)
+    adjusted = {head: p.copy() for head, p in heads.items()}
+    for (head, turn), p in zip(slots, together, strict=True):
+        adjusted[head][turn] = p
+    return adjusted

@@ -1,0 +1,57 @@
+"""One writer's digits read together: a digit the networks read as another everywhere is set right
+by its unlikeness to the writer's real ones."""
+
+import cv2
+import numpy as np
+import pytest
+
+import sheetscan.reading.digits as digits
+from sheetscan.reading.digits import SAME_DIGIT, digit_vector, read_together
+
+
+def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
+    """A (30, 24) ink box (0 to 1) holding ``digit`` at ``scale``, moved by ``shift`` pixels."""
+    box = np.zeros((30, 24), np.uint8)
+    cv2.putText(box, digit, (4 + shift[0], 24 + shift[1]), cv2.FONT_HERSHEY_SIMPLEX, scale, 255, thickness)
+    return box.astype(np.float32) / 255
+
+
+def test_one_digit_written_larger_or_elsewhere_in_its_box_is_alike_and_another_digit_is_not():
+    five = digit_vector(_written("5", 0.8, (0, 0)))
+    assert float(five @ digit_vector(_written("5", 0.6, (3, -2)))) > SAME_DIGIT
+    for other in "1234":
+        assert float(five @ digit_vector(_written(other, 0.8, (0, 0)))) < SAME_DIGIT
+
+
+def test_an_empty_box_has_no_digit():
+    assert digit_vector(np.zeros((30, 24), np.float32)) is None
+
+
+def _one_writer(fives: int = 5, sixes: int = 5):
+    """The networks read a writer's 5s as 6s (0.7 against 0.26) and the writer's 6s as 6s surely;
+    the 5s are alike to each other and unlike the 6s."""
+    probabilities = np.full((fives + sixes, 6), 0.01)
+    probabilities[:fives, 5], probabilities[:fives, 4] = 0.7, 0.26
+    probabilities[fives:, 5] = 0.95
+    is_five = np.arange(fives + sixes) < fives
+    likeness = np.where(is_five[:, None] == is_five[None, :], 0.95, 0.3)
+    return probabilities, likeness, is_five
+
+
+def test_a_digit_read_as_another_everywhere_is_read_right_together():
+    probabilities, likeness, is_five = _one_writer()
+    together = read_together(probabilities, likeness)
+    assert (together.argmax(axis=1) == np.where(is_five, 4, 5)).all()
+    assert np.allclose(together.sum(axis=1), 1)
+
+
+def test_without_the_sheets_likeness_the_networks_reading_stands(monkeypatch):
+    probabilities, likeness, _ = _one_writer()
+    monkeypatch.setattr(digits, "DIGIT_WEIGHT", 0.0)
+    assert (read_together(probabilities, likeness).argmax(axis=1) == probabilities.argmax(axis=1)).all()
+
+
+@pytest.mark.parametrize("sixes", [2, 6])
+def test_digits_read_surely_and_alike_keep_their_reading(sixes):
+    probabilities, likeness, _ = _one_writer(fives=0, sixes=sixes)
+    assert (read_together(probabilities, likeness).argmax(axis=1) == 5).all()
