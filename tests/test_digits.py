@@ -55,3 +55,17 @@ def test_without_the_sheets_likeness_the_networks_reading_stands(monkeypatch):
 def test_digits_read_surely_and_alike_keep_their_reading(sixes):
     probabilities, likeness, _ = _one_writer(fives=0, sixes=sixes)
     assert (read_together(probabilities, likeness).argmax(axis=1) == 5).all()
+
+
+def test_a_writer_whose_4_is_much_like_their_1_keeps_their_4s(monkeypatch):
+    """Their copies of one digit are alike at 0.99, a 4 and a 1 at 0.92; ten 1s read surely,
+    three 4s read as 4 at 0.7: a threshold below 0.92 would make the 4s 1s."""
+    fours, ones = 3, 10
+    probabilities = np.full((fours + ones, 6), 0.005)
+    probabilities[:fours, 3], probabilities[:fours, 0] = 0.7, 0.28
+    probabilities[fours:, 0] = 0.97
+    is_four = np.arange(fours + ones) < fours
+    likeness = np.where(is_four[:, None] == is_four[None, :], 0.99, 0.92)
+    assert (read_together(probabilities, likeness).argmax(axis=1) == np.where(is_four, 3, 0)).all()
+    monkeypatch.setattr(digits, "COPY_MARGIN", 1.0)  # the threshold at its floor, SAME_DIGIT
+    assert (read_together(probabilities, likeness).argmax(axis=1) == 0).all()
