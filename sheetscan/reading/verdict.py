@@ -149,7 +149,8 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out."""
     moved = moved_turn_doubts(boxes, record)
     if corroboration and corroborated(boxes, rules_give, findings, sure_above):
-        return Verdict(tuple(sorted(moved, key=lambda doubt: doubt.confidence)))
-    doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
-              + moved + finding_doubts(findings))
+        doubts = moved
+    else:
+        doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
+                  + moved + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
