@@ -52,6 +52,20 @@ def test_the_same_sheet_reads_the_same_with_its_markers_or_without(tmp_path):
     assert photo.truth["sheets"][0]["hidden_markers"]  # "some" hid at least one
 
 
+@pytest.mark.parametrize("layout_name, index", [("print-and-play", 1), ("pad", 2)])
+def test_the_garden_is_tried_before_the_page_around_it(layout_name, index):
+    # the page is the larger outline, and fitting a grid to it fails: a cost on every photo
+    from sheetscan.reading.grid import fit_sheet
+    from sheetscan.reading.outlines import grid_candidates
+
+    layout = load_layout(layout_name)
+    gray = decoded(synth_photo(index, 45, "phone", megapixels=3, markers="none", layout_name=layout_name))
+    outlines = grid_candidates(gray)
+    area = [cv2.contourArea(outline.astype(np.float32)) for outline in outlines]
+    assert max(area) > area[0]  # a larger outline is there, tried later
+    assert fit_sheet(gray, outlines[0], layout) is not None
+
+
 def test_a_table_of_sheets_without_markers_is_found_sheet_by_sheet():
     photo = synth_photo(0, 43, "phone", sheets_per_photo=3, megapixels=8, markers="none")
     located = locate_sheets(decoded(photo))
@@ -70,7 +84,8 @@ def test_no_sheet_is_claimed_on_a_photo_of_something_else(kind):
 def test_a_bare_grid_is_fitted_but_not_claimed_without_the_sheets_boxes():
     # the grid stage alone would take it: the claim is what turns it down
     gray = cv2.cvtColor(negative_photo(PAGE_KINDS.index("bare_grid"), 6, "scan")[1], cv2.COLOR_BGR2GRAY)
-    from sheetscan.reading.grid import fit_garden, grid_candidates
+    from sheetscan.reading.grid import fit_garden
+    from sheetscan.reading.outlines import grid_candidates
 
     layout = load_layout()
     fitted = [fit_garden(gray, outline, layout.region("garden"), layout.garden_border_mm) for outline in grid_candidates(gray)]

@@ -195,7 +195,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
 
 
 def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
-                repeats: int = 3) -> dict:
+                repeats: int = 7) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
     peak memory of a whole ``sheetscan score`` process on it."""
     from sheetscan.reading.pipeline import read_photo

@@ -25,12 +25,12 @@ import numpy as np
 from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
-from sheetscan.reading.grid import (fit_garden, grid_candidates, grid_corners_mm, pixel_scaling, scale_at, scaled_points,
-                                    shrunk, work_copy)
+from sheetscan.reading.grid import fit_garden, grid_corners_mm, scale_at, work_copy
+from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scaled_points, shrunk
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 
-CANDIDATES_TRIED = 12  # garden outlines tried, largest first
+CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
 MIN_SUB_BOX_SEEN = 3  # turn boxes in which a sub-box must be seen whole to be placed
 PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side

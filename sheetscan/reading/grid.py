@@ -1,7 +1,6 @@
 """Locate without markers: find each sheet by its garden grid, then check it against the layout.
 
-1. Candidates. On a small copy of the photo, binarised against the local paper, every contour
-   whose convex hull is a quadrilateral it fills is a possible outline of a garden.
+1. Candidates: the photo's quadrilaterals, the most grid-like first (``outlines``).
 2. The grid's own lines. A candidate is warped to a square, and each of the 7 lines of each
    direction is looked for near where a 6x6 grid puts it: the darkest point across the line in
    short stretches along it, a straight line fitted through those that agree. The 49
@@ -9,8 +8,8 @@
    first's square, so a rough outline still lands every line.
 3. The way round, and the claim. The grid is square: the page may lie any of 4 ways round it.
    For each, the layout's outlined boxes (turn boxes, scoring boxes, the name line) are looked
-   for where it puts them: ink profiles across each side, sampled in the photo. The way that finds most wins, and the sheet is claimed only if it
-   finds most of them; where they are found refines the page's homography beyond the grid.
+   for where it puts them: ink profiles across each side, sampled in the photo. The way that
+   finds most wins, and the sheet is claimed only if it finds most of them; where they are found refines the page's homography beyond the grid.
 """
 
 from __future__ import annotations
@@ -23,13 +22,8 @@ import numpy as np
 from sheetscan.design.layout import Layout, Region
 from sheetscan.game.rules import GRID_SIZE
 from sheetscan.reading.ink import local_ink_map
+from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scaled_points, shrunk
 
-CANDIDATE_LONG_SIDE = 1200  # candidates are found on a copy of the photo this size
-BINARY_WINDOW = 1 / 40  # of the copy's long side: the local paper for binarising (wider than a line)
-BINARY_OFFSET = 10  # grey levels below the local mean that count as ink
-MIN_GRID_SIDE = 0.05  # of the copy's long side: a smaller quadrilateral is not a readable garden
-QUAD_TOLERANCE = 0.03  # of a hull's perimeter: how far its outline may stray from 4 straight sides
-MIN_FILL = 0.85  # share of its quadrilateral that a garden's outline fills
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
 LINE_SEARCH = 0.3  # of a cell: how far from where it is expected a line is looked for
@@ -72,18 +66,8 @@ class GridSheet:
     lines: np.ndarray
 
 
-def shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
-    """``gray`` shrunk (never enlarged) to ``long_side``, and the factor it was shrunk by."""
-    factor = min(1.0, long_side / max(gray.shape))
-    if factor == 1.0:
-        return gray, 1.0
-    return cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), factor
 
 
-def pixel_scaling(factor: float) -> np.ndarray:
-    """(3, 3) map from a photo's pixel centres to those of a copy ``factor`` times its size."""
-    shift = (factor - 1) / 2
-    return np.array([[factor, 0, shift], [0, factor, shift], [0, 0, 1]])
 
 
 def page_corners(homography: np.ndarray, layout: Layout) -> np.ndarray:
@@ -94,63 +78,34 @@ def page_corners(homography: np.ndarray, layout: Layout) -> np.ndarray:
     return cv2.perspectiveTransform(page, homography).reshape(4, 2)
 
 
-def scaled_points(points: np.ndarray, factor: float) -> np.ndarray:
-    """Pixel coordinates ``points`` in a copy of their photo ``factor`` times its size."""
-    return (points + 0.5) * factor - 0.5
 
 
-def _clockwise(quad: np.ndarray) -> np.ndarray:
-    """The 4 corners in clockwise order (in image coordinates), from the one nearest the top left."""
-    centre = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    ordered = quad[np.argsort(angles)]
-    start = int(np.argmin(ordered.sum(axis=1)))
-    return np.roll(ordered, -start, axis=0)
 
 
-def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
-    """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, largest first."""
-    small, factor = shrunk(gray, CANDIDATE_LONG_SIDE)
-    window = int(BINARY_WINDOW * max(small.shape)) | 1
-    if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
-        return []
-    ink = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, window, BINARY_OFFSET)
-    contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    min_side = MIN_GRID_SIDE * max(small.shape)
-    quads = []
-    for contour in contours:
-        if cv2.contourArea(contour) < min_side**2 * MIN_FILL:
-            continue
-        hull = cv2.convexHull(contour)
-        quad = cv2.approxPolyDP(hull, QUAD_TOLERANCE * cv2.arcLength(hull, True), True).reshape(-1, 2)
-        if len(quad) != 4:
-            continue
-        area = cv2.contourArea(quad.astype(np.float32))
-        sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
-        if sides.min() < min_side or cv2.contourArea(contour) < MIN_FILL * area or sides.max() > 3 * sides.min():
-            continue
-        quads.append((area, scaled_points(_clockwise(quad.astype(np.float64)), 1 / factor)))
-    return [quad for _, quad in sorted(quads, key=lambda item: -item[0])]
 
 
-def _line_peaks(ink: np.ndarray, across: int, expected: float, along: tuple[float, float], cell_px: float) -> np.ndarray:
+def _stretch_profiles(ink: np.ndarray, along: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """(LINE_STRETCHES, w) mean ink of ``ink``'s rows in each stretch between ``along``'s ends,
+    one profile across every vertical line; and the stretches' middle rows."""
+    edges = np.linspace(along[0], along[1], LINE_STRETCHES + 1).round().astype(int)
+    profiles = np.add.reduceat(ink[edges[0] : edges[-1]], edges[:-1] - edges[0], axis=0) / np.diff(edges)[:, None]
+    return profiles, (edges[:-1] + edges[1:] - 1) / 2
+
+
+def _line_peaks(profiles: np.ndarray, middle: np.ndarray, expected: float, cell_px: float) -> np.ndarray:
     """(k, 3) peaks (stretch, position along, position across) of the ink across one line in
-    each stretch along it: every local maximum dark enough, for a player's pond outline may run
-    beside the printed line, darker than it. ``across`` is 1 for a vertical line (x across),
-    0 for a horizontal one."""
+    each stretch along it (``_stretch_profiles``): every local maximum dark enough, for a
+    player's pond outline may run beside the printed line, darker than it."""
     reach = int(round(LINE_SEARCH * cell_px))
     centre = int(round(expected))
-    low, high = max(centre - reach, 0), min(centre + reach + 1, ink.shape[1] if across == 1 else ink.shape[0])
-    band = ink[:, low:high] if across == 1 else ink[low:high, :].T
-    edges = np.linspace(along[0], along[1], LINE_STRETCHES + 1).round().astype(int)
-    profiles = np.add.reduceat(band[edges[0] : edges[-1]], edges[:-1] - edges[0], axis=0) / np.diff(edges)[:, None]
-    floor = np.median(profiles, axis=1, keepdims=True) + MIN_LINE_INK
-    left, mid, right = profiles[:, :-2], profiles[:, 1:-1], profiles[:, 2:]
+    low, high = max(centre - reach, 0), min(centre + reach + 1, profiles.shape[1])
+    band = profiles[:, low:high]
+    floor = np.median(band, axis=1, keepdims=True) + MIN_LINE_INK
+    left, mid, right = band[:, :-2], band[:, 1:-1], band[:, 2:]
     stretch, peak = np.nonzero((mid >= left) & (mid > right) & (mid >= floor))
     curvature = left[stretch, peak] - 2 * mid[stretch, peak] + right[stretch, peak]
     # sub-pixel: the parabola through the peak and its neighbours
     offset = np.where(curvature < 0, 0.5 * (left[stretch, peak] - right[stretch, peak]) / np.minimum(curvature, -1e-9), 0)
-    middle = (edges[:-1] + edges[1:] - 1) / 2
     return np.stack([stretch, middle[stretch], low + peak + 1 + offset], axis=1).astype(np.float64)
 
 
@@ -173,10 +128,13 @@ def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[flo
     if votes < MIN_LINE_AGREEMENT * LINE_STRETCHES:
         return None
     for _ in range(2):
-        residual = np.abs(across - intercept - slope * along)
-        agree = residual <= tolerance
-        slope, intercept = np.polyfit(along[agree], across[agree], 1)
-    return float(intercept), float(slope)
+        agree = np.abs(across - intercept - slope * along) <= tolerance
+        # least squares in closed form (np.polyfit's general solver costs more than the rest of the fit)
+        x, y = along[agree], across[agree]
+        dx = x - x.mean()
+        slope = float(dx @ (y - y.mean()) / max(float(dx @ dx), 1e-12))
+        intercept = float(y.mean() - slope * x.mean())
+    return intercept, slope
 
 
 def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, float]]] | None:
@@ -186,11 +144,12 @@ def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, fl
     start = LINE_MARGIN * cell_px
     along = (start, start + GRID_SIZE * cell_px)
     lines = []
-    for across in (1, 0):
+    for oriented in (ink, ink.T):  # vertical lines (x across), then horizontal ones
+        profiles, middle = _stretch_profiles(oriented, along)
         fitted = []
         for i in range(GRID_SIZE + 1):
             expected = start + i * cell_px
-            line = _fit_line(_line_peaks(ink, across, expected, along, cell_px), LINE_AGREEMENT * cell_px, expected)
+            line = _fit_line(_line_peaks(profiles, middle, expected, cell_px), LINE_AGREEMENT * cell_px, expected)
             if line is None:
                 return None
             fitted.append(line)
