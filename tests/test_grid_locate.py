@@ -81,6 +81,14 @@ def test_no_sheet_is_claimed_on_a_photo_of_something_else(kind):
     assert locate_sheets(gray).sheets == ()
 
 
+def test_small_sheets_on_a_table_photo_are_claimed_by_their_faint_boxes():
+    # 1.1 and 1.3 px/mm: their boxes' thin sides show about half the ink of a finer photo's
+    photo = synth_photo(3, 4, "phone", sheets_per_photo=3, markers="none")
+    located = locate_sheets(decoded(photo))
+    assert len(located.sheets) == 3
+    assert min(s.px_per_mm for s in located.sheets) < 1.5
+
+
 def test_a_bare_grid_is_fitted_but_not_claimed_without_the_sheets_boxes():
     # the grid stage alone would take it: the claim is what turns it down
     gray = cv2.cvtColor(negative_photo(PAGE_KINDS.index("bare_grid"), 6, "scan")[1], cv2.COLOR_BGR2GRAY)

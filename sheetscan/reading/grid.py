@@ -39,7 +39,8 @@ BOX_REFINE_MM = 1.5  # only boxes whose sides all lie this close refine the fit 
 BOX_PROFILE_MM = 4.0  # the profile across a side reaches this far each way
 BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
 BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
-MIN_BOX_INK = 0.06  # ink of a side's darkest point above its profile's median for it to count
+MIN_BOX_INK = 0.06  # ink of a side's darkest point above its profile's median for it to count, on a
+BOX_INK_FULL_PX_PER_MM = 3.0  # photo this fine or finer; coarser, in proportion (see docs/locating.md)
 MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found whole to claim a sheet
 OUTLINED_KINDS = ("turn", "score", "name")  # boxes every sheet prints with a dark outline
 
@@ -241,14 +242,14 @@ def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Regi
     return (paper - profiles) / paper, inside
 
 
-def _side_offsets(ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float = MIN_BOX_INK) -> np.ndarray:
     """(boxes, 4) how far (mm) each side lies from where the layout puts it, NaN where its
     darkest point near there is not dark enough against its profile (or lies outside the photo)."""
     across = np.arange(ink.shape[-1]) * BOX_PROFILE_STEP_MM - BOX_PROFILE_MM
     near = np.abs(across) <= BOX_SEARCH_MM
     peak = np.argmax(np.where(near, ink, -1), axis=-1)
     strength = np.take_along_axis(ink, peak[..., None], axis=-1)[..., 0] - np.median(ink, axis=-1)
-    return np.where((strength >= MIN_BOX_INK) & inside, across[peak], np.nan)
+    return np.where((strength >= min_ink) & inside, across[peak], np.nan)
 
 
 def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
@@ -257,7 +258,10 @@ def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple
     design of this game shows 3 sides of many of them by chance (on 16 photos, 55% to 77%
     of its boxes), all 4 of few (9% to 36%)."""
     boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
-    offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes))
+    # a thin side blurred over a coarse pixel shows less ink, in proportion
+    px_per_mm = scale_at(page_to_photo, layout.region("garden").center)
+    min_ink = MIN_BOX_INK * min(1.0, px_per_mm / BOX_INK_FULL_PX_PER_MM)
+    offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes), min_ink)
     found_sides = np.isfinite(offsets).sum(axis=1)
     corners = []
     for region, (left, top, right, bottom) in zip(boxes, offsets, strict=True):
