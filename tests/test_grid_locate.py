@@ -89,6 +89,14 @@ def test_small_sheets_on_a_table_photo_are_claimed_by_their_faint_boxes():
     assert min(s.px_per_mm for s in located.sheets) < 1.5
 
 
+def test_a_small_garden_on_a_large_table_photo_is_found_on_the_finer_copy():
+    # on the 1200-px copy this sheet's garden border merges with what touches it
+    photo = synth_photo(24, 4, "phone", sheets_per_photo=3, markers="none")
+    gray = decoded(photo)
+    assert max(gray.shape) >= 2400
+    assert len(locate_sheets(gray).sheets) == 3
+
+
 def test_a_bare_grid_is_fitted_but_not_claimed_without_the_sheets_boxes():
     # the grid stage alone would take it: the claim is what turns it down
     gray = cv2.cvtColor(negative_photo(PAGE_KINDS.index("bare_grid"), 6, "scan")[1], cv2.COLOR_BGR2GRAY)

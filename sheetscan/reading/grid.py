@@ -1,6 +1,7 @@
 """Locate without markers: find each sheet by its garden grid, then check it against the layout.
 
-1. Candidates: the photo's quadrilaterals, the most grid-like first (``outlines``).
+1. Candidates: the photo's quadrilaterals, the most grid-like first (``outlines``), on a
+   coarse copy, then on a finer one where the photo is large enough.
 2. The grid's own lines. A candidate is warped to a square, and each of the 7 lines of each
    direction is looked for near where a 6x6 grid puts it: the darkest point across the line in
    short stretches along it, a straight line fitted through those that agree. The 49
@@ -22,7 +23,7 @@ import numpy as np
 from sheetscan.design.layout import Layout, Region
 from sheetscan.game.rules import GRID_SIZE
 from sheetscan.reading.ink import local_ink_map
-from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scaled_points, shrunk
+from sheetscan.reading.outlines import CANDIDATE_LONG_SIDES, grid_candidates, pixel_scaling, scaled_points, shrunk
 
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
@@ -43,6 +44,7 @@ MIN_BOX_INK = 0.06  # ink of a side's darkest point above its profile's median f
 BOX_INK_FULL_PX_PER_MM = 3.0  # photo this fine or finer; coarser, in proportion (see docs/locating.md)
 MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found whole to claim a sheet
 OUTLINED_KINDS = ("turn", "score", "name")  # boxes every sheet prints with a dark outline
+SAME_OUTLINE = 0.005  # of the photo's long side: outlines whose corners all lie this close are one
 
 
 @dataclass(frozen=True)
@@ -326,23 +328,30 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
 
 def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
     """Every sheet in ``gray`` found by its grid and claimed by its boxes, largest first; a
-    candidate inside a sheet already found is not tried."""
+    candidate inside a sheet already found, or tried already on a coarser copy, is not tried."""
     sheets: list[GridSheet] = []
     taken: list[np.ndarray] = []
+    tried: list[np.ndarray] = []
     copies: dict[int, np.ndarray] = {0: gray}
-    for outline in grid_candidates(gray):
-        centre = outline.mean(axis=0).astype(np.float32)
-        if any(cv2.pointPolygonTest(page.astype(np.float32), tuple(map(float, centre)), False) >= 0 for page in taken):
-            continue
-        garden_side_mm = layout.region("garden").w + layout.garden_border_mm
-        work, factor = work_copy(gray, outline, garden_side_mm, copies)
-        sheet = fit_sheet(work, scaled_points(outline, factor), layout)
-        if sheet is None:
-            continue
-        sheet = GridSheet(pixel_scaling(1 / factor) @ sheet.homography, sheet.boxes_found, sheet.fit_error_px / factor,
-                          scaled_points(sheet.lines, 1 / factor))
-        sheets.append(sheet)
-        taken.append(page_corners(sheet.homography, layout))
+    same_outline_px = SAME_OUTLINE * max(gray.shape)
+    finer = [side for side in CANDIDATE_LONG_SIDES[1:] if side <= max(gray.shape)]
+    for long_side in [CANDIDATE_LONG_SIDES[0], *finer]:
+        for outline in grid_candidates(gray, long_side):
+            centre = outline.mean(axis=0).astype(np.float32)
+            if any(cv2.pointPolygonTest(page.astype(np.float32), tuple(map(float, centre)), False) >= 0 for page in taken):
+                continue
+            if any(np.abs(outline - other).max() <= same_outline_px for other in tried):
+                continue
+            tried.append(outline)
+            garden_side_mm = layout.region("garden").w + layout.garden_border_mm
+            work, factor = work_copy(gray, outline, garden_side_mm, copies)
+            sheet = fit_sheet(work, scaled_points(outline, factor), layout)
+            if sheet is None:
+                continue
+            sheet = GridSheet(pixel_scaling(1 / factor) @ sheet.homography, sheet.boxes_found,
+                              sheet.fit_error_px / factor, scaled_points(sheet.lines, 1 / factor))
+            sheets.append(sheet)
+            taken.append(page_corners(sheet.homography, layout))
     return sheets
 
 

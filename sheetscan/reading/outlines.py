@@ -13,7 +13,10 @@ import numpy as np
 
 from sheetscan.game.rules import GRID_SIZE
 
-CANDIDATE_LONG_SIDE = 1200  # candidates are found on a copy of the photo this size
+# Candidates are found on a copy of the photo 1200 px long; then, where the photo is as large, on
+# one 2400 px long: on the coarse copy a small garden's border merges with the drawings and boxes
+# that touch it, and its outline is not a quadrilateral.
+CANDIDATE_LONG_SIDES = (1200, 2400)
 BINARY_WINDOW = 1 / 40  # of the copy's long side: the local paper for binarising (wider than a line)
 BINARY_OFFSET = 10  # grey levels below the local mean that count as ink
 MIN_GRID_SIDE = 0.05  # of the copy's long side: a smaller quadrilateral is not a readable garden
@@ -56,10 +59,10 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
     return np.roll(ordered, -start, axis=0)
 
 
-def grid_candidates(gray: np.ndarray) -> list[np.ndarray]:
-    """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels: the grid-like
-    ones first, each part the largest first."""
-    small, factor = shrunk(gray, CANDIDATE_LONG_SIDE)
+def grid_candidates(gray: np.ndarray, long_side: int = CANDIDATE_LONG_SIDES[0]) -> list[np.ndarray]:
+    """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, found on a copy
+    ``long_side`` long: the grid-like ones first, each part the largest first."""
+    small, factor = shrunk(gray, long_side)
     window = int(BINARY_WINDOW * max(small.shape)) | 1
     if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
         return []
