@@ -1,6 +1,6 @@
 """Locate without markers: find each sheet by its garden grid, then check it against the layout.
 
-1. Candidates: the photo's quadrilaterals, the most grid-like first (``outlines``), on a
+1. Candidates: the photo's quadrilaterals, the grid-like ones first (``outlines``), on a
    coarse copy, then on a finer one where the photo is large enough.
 2. The grid's own lines. A candidate is warped to a square, and each of the 7 lines of each
    direction is looked for near where a 6x6 grid puts it: the darkest point across the line in
@@ -10,7 +10,8 @@
 3. The way round, and the claim. The grid is square: the page may lie any of 4 ways round it.
    For each, the layout's outlined boxes (turn boxes, scoring boxes, the name line) are looked
    for where it puts them: ink profiles across each side, sampled in the photo. The way that
-   finds most wins, and the sheet is claimed only if it finds most of them; where they are found refines the page's homography beyond the grid.
+   finds most wins, and the sheet is claimed only if it finds most of them; where they are
+   found refines the page's homography beyond the grid.
 """
 
 from __future__ import annotations
@@ -69,22 +70,12 @@ class GridSheet:
     lines: np.ndarray
 
 
-
-
-
-
 def page_corners(homography: np.ndarray, layout: Layout) -> np.ndarray:
     """The page's 4 corners (clockwise from the top left) where ``homography`` (layout
     millimetres to pixels) puts them."""
     width, height = layout.page_mm
     page = np.array([[[0, 0]], [[width, 0]], [[width, height]], [[0, height]]], np.float64)
     return cv2.perspectiveTransform(page, homography).reshape(4, 2)
-
-
-
-
-
-
 
 
 def _stretch_profiles(ink: np.ndarray, along: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -244,9 +235,9 @@ def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Regi
     return (paper - profiles) / paper, inside
 
 
-def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float = MIN_BOX_INK) -> np.ndarray:
+def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float) -> np.ndarray:
     """(boxes, 4) how far (mm) each side lies from where the layout puts it, NaN where its
-    darkest point near there is not dark enough against its profile (or lies outside the photo)."""
+    darkest point near there is not ``min_ink`` darker than its profile (or lies outside the photo)."""
     across = np.arange(ink.shape[-1]) * BOX_PROFILE_STEP_MM - BOX_PROFILE_MM
     near = np.abs(across) <= BOX_SEARCH_MM
     peak = np.argmax(np.where(near, ink, -1), axis=-1)
@@ -334,16 +325,16 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
     tried: list[np.ndarray] = []
     copies: dict[int, np.ndarray] = {0: gray}
     same_outline_px = SAME_OUTLINE * max(gray.shape)
+    garden_side_mm = layout.region("garden").w + layout.garden_border_mm
     finer = [side for side in CANDIDATE_LONG_SIDES[1:] if side <= max(gray.shape)]
     for long_side in [CANDIDATE_LONG_SIDES[0], *finer]:
         for outline in grid_candidates(gray, long_side):
-            centre = outline.mean(axis=0).astype(np.float32)
-            if any(cv2.pointPolygonTest(page.astype(np.float32), tuple(map(float, centre)), False) >= 0 for page in taken):
+            centre = tuple(map(float, outline.mean(axis=0)))
+            if any(cv2.pointPolygonTest(page.astype(np.float32), centre, False) >= 0 for page in taken):
                 continue
             if any(np.abs(outline - other).max() <= same_outline_px for other in tried):
                 continue
             tried.append(outline)
-            garden_side_mm = layout.region("garden").w + layout.garden_border_mm
             work, factor = work_copy(gray, outline, garden_side_mm, copies)
             sheet = fit_sheet(work, scaled_points(outline, factor), layout)
             if sheet is None:
