@@ -66,6 +66,55 @@ def test_the_garden_is_tried_before_the_page_around_it(layout_name, index):
     assert fit_sheet(gray, outlines[0], layout) is not None
 
 
+@pytest.mark.parametrize("layout_name", ["print-and-play", "pad"])
+def test_the_grid_fit_does_not_depend_on_where_it_starts(layout_name):
+    # the outline found on a coarse copy is a pixel or two off; each start once moved the fit up
+    # to 8 px (a thick border's flat darkest run, a pond outline beside a line), cells ~60 px
+    from sheetscan.reading.grid import fit_garden
+    from sheetscan.reading.outlines import grid_candidates
+
+    layout = load_layout(layout_name)
+    gray = decoded(synth_photo(2, 32, "phone", megapixels=4, markers="none", layout_name=layout_name))
+    outline = grid_candidates(gray)[0]
+    rng = np.random.default_rng(0)
+    fits = [fit_garden(gray, outline + rng.uniform(-2, 2, outline.shape), layout.region("garden"),
+                       layout.garden_border_mm) for _ in range(6)]
+    crossings = np.array([crossings for _, crossings, _ in fits])
+    assert np.abs(crossings - crossings[0]).max() < 2
+
+
+def test_a_thick_border_line_is_centred_on_its_ink_not_its_darkest_sample():
+    from sheetscan.reading.grid import LINE_STRETCHES, _line_peaks
+
+    profiles = np.full((LINE_STRETCHES, 200), 0.02, np.float32)
+    profiles[:, 96:101] = 0.84  # a border 5 px wide, saturated flat
+    profiles[:, 103] = 0.9  # a pond outline drawn beside it, darker, apart from it
+    middle = np.arange(LINE_STRETCHES, dtype=np.float64)
+    peaks = _line_peaks(profiles, middle, np.array([100.0]), cell_px=64)[0]
+    border = peaks[np.abs(peaks[:, 2] - 98) < 2]
+    assert len(border) == LINE_STRETCHES and np.allclose(border[:, 2], 98)
+
+
+def test_a_line_seen_twice_side_by_side_is_fitted_between_them():
+    # no stretch's peak lies close to the line through both: the fit keeps it, it is not lost
+    from sheetscan.reading.grid import LINE_STRETCHES, _fit_line
+
+    stretch = np.arange(LINE_STRETCHES, dtype=np.float64)
+    peaks = np.stack([stretch, stretch * 16 + 8, np.where(stretch % 2, 104.0, 100.0)], axis=1)
+    intercept, slope = _fit_line(peaks, tolerance=5.0, expected=102.0)
+    assert abs(intercept - 102) < 0.5 and abs(slope) < 0.01
+
+
+@pytest.mark.parametrize("index", [0, 5])
+def test_a_box_found_at_another_size_does_not_pull_the_fit(index):
+    # the pad's scoring boxes stand 1.3 mm apart: a side found on the neighbour's line once
+    # pulled the fit to 0.5-0.6 mm RMS off (0.07 and 0.16 mm with such boxes left out)
+    layout = load_layout("pad")
+    located = locate_sheets(decoded(synth_photo(index, 7, "phone", markers="none", layout_name="pad")), layout)
+    (sheet,) = located.sheets
+    assert sheet.alignment_error_px / sheet.px_per_mm < 0.3
+
+
 def test_a_table_of_sheets_without_markers_is_found_sheet_by_sheet():
     photo = synth_photo(0, 43, "phone", sheets_per_photo=3, megapixels=8, markers="none")
     located = locate_sheets(decoded(photo))

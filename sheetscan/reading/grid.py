@@ -29,8 +29,10 @@ from sheetscan.reading.outlines import CANDIDATE_LONG_SIDES, grid_candidates, pi
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
 LINE_SEARCH = 0.3  # of a cell: how far from where it is expected a line is looked for
+LINE_HALF_WIDTH = 0.1  # of a cell: half the widest printed line (a thick border) whose centre is measured
 LINE_STRETCHES = 24  # stretches along each line where the ink across it is profiled
 LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted line agrees
+LINE_CLOSE = 0.25  # of LINE_AGREEMENT: among lines as agreed with, the one most peaks lie this close to
 MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
 MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
@@ -38,6 +40,8 @@ WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo ab
 BOX_SEARCH_MM = 2.5  # how far from where the layout puts it a box's side is looked for (a layout made
 # from a photo is off by this much far from the garden)
 BOX_REFINE_MM = 1.5  # only boxes whose sides all lie this close refine the fit (further, a side may be a sub-box's)
+BOX_SIZE_TOLERANCE_MM = 0.5  # and that are found this close to their size: a box found wider or narrower
+# has a side on another line (a neighbour's 1.3 mm away on the pad, a sub-box's)
 BOX_PROFILE_MM = 4.0  # the profile across a side reaches this far each way
 BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
 BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
@@ -86,48 +90,80 @@ def _stretch_profiles(ink: np.ndarray, along: tuple[float, float]) -> tuple[np.n
     return profiles, (edges[:-1] + edges[1:] - 1) / 2
 
 
-def _line_peaks(profiles: np.ndarray, middle: np.ndarray, expected: float, cell_px: float) -> np.ndarray:
-    """(k, 3) peaks (stretch, position along, position across) of the ink across one line in
-    each stretch along it (``_stretch_profiles``): every local maximum dark enough, for a
-    player's pond outline may run beside the printed line, darker than it."""
+def _line_peaks(profiles: np.ndarray, middle: np.ndarray, expected: np.ndarray, cell_px: float) -> list[np.ndarray]:
+    """For each line across the stretch profiles (``_stretch_profiles``) near its ``expected``
+    position, (k, 3) peaks (stretch, position along, position across) of the ink across it:
+    every local maximum dark enough, for a player's pond outline may run beside the printed
+    line, darker than it."""
     reach = int(round(LINE_SEARCH * cell_px))
-    centre = int(round(expected))
-    low, high = max(centre - reach, 0), min(centre + reach + 1, profiles.shape[1])
-    band = profiles[:, low:high]
-    floor = np.median(band, axis=1, keepdims=True) + MIN_LINE_INK
-    left, mid, right = band[:, :-2], band[:, 1:-1], band[:, 2:]
-    stretch, peak = np.nonzero((mid >= left) & (mid > right) & (mid >= floor))
-    curvature = left[stretch, peak] - 2 * mid[stretch, peak] + right[stretch, peak]
-    # sub-pixel: the parabola through the peak and its neighbours
-    offset = np.where(curvature < 0, 0.5 * (left[stretch, peak] - right[stretch, peak]) / np.minimum(curvature, -1e-9), 0)
-    return np.stack([stretch, middle[stretch], low + peak + 1 + offset], axis=1).astype(np.float64)
+    # the square's margin is wider than the search, so every band lies inside it
+    columns = np.round(expected).astype(int)[:, None] + np.arange(-reach, reach + 1)  # (lines, band)
+    bands = profiles[:, columns].transpose(1, 0, 2)  # (lines, stretches, band)
+    paper = np.median(bands, axis=2)
+    left, mid, right = bands[..., :-2], bands[..., 1:-1], bands[..., 2:]
+    line, stretch, peak = np.nonzero((mid >= left) & (mid > right) & (mid >= paper[..., None] + MIN_LINE_INK))
+    across = columns[line, 0] + _line_centres(bands[line, stretch], peak + 1, paper[line, stretch], cell_px)
+    peaks = np.stack([stretch, middle[stretch], across], axis=1).astype(np.float64)
+    return np.split(peaks, np.searchsorted(line, np.arange(1, len(expected))))
+
+
+def _line_centres(bands: np.ndarray, peak: np.ndarray, paper: np.ndarray, cell_px: float) -> np.ndarray:
+    """Where each line whose darkest sample is ``bands[i, peak[i]]`` is centred: the middle of
+    the ink above half its height, over the samples around the peak that stay above it. A
+    thick border is a flat run of full ink, and its darkest sample falls anywhere along it (so
+    where the fit starts would move the line)."""
+    half_width = max(1, int(np.ceil(LINE_HALF_WIDTH * cell_px)))
+    offsets = np.arange(-half_width, half_width + 1)
+    columns = peak[:, None] + offsets
+    inside = (columns >= 0) & (columns < bands.shape[1])
+    rows = np.arange(len(peak))[:, None]
+    values = np.where(inside, bands[rows, np.clip(columns, 0, bands.shape[1] - 1)], 0)
+    half = (bands[rows[:, 0], peak] + paper)[:, None] / 2
+    above = values >= half
+    # the run of samples above half height that holds the peak, and no other line beside it
+    run = np.concatenate([np.cumprod(above[:, half_width::-1], axis=1)[:, :0:-1],
+                          np.cumprod(above[:, half_width:], axis=1)], axis=1)
+    weight = (values - half) * run
+    return peak + (weight @ offsets) / np.maximum(weight.sum(axis=1), 1e-9)
 
 
 def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[float, float] | None:
     """(intercept, slope) of across = intercept + slope * along through the most stretches'
-    peaks (a vote over slopes and the peaks' intercepts, ties to the line nearest ``expected``),
+    peaks (a vote over slopes and the peaks' intercepts, ties to the line most peaks lie close to,
+    then to the one nearest ``expected``),
     refined by least squares; None if too few stretches agree."""
     if len(peaks) < 2:
         return None
     stretch, along, across = peaks.T
-    in_stretch = np.zeros((len(peaks), LINE_STRETCHES), np.float32)
-    in_stretch[np.arange(len(peaks)), stretch.astype(int)] = 1
-    intercepts = across[None, :] - LINE_SLOPES[:, None] * along[None, :]  # (slopes, peaks)
-    near = (np.abs(intercepts[:, :, None] - intercepts[:, None, :]) <= tolerance).astype(np.float32)
-    votes = (near @ in_stretch > 0).sum(axis=2)  # stretches (not peaks) agreeing with each peak's line
-    distance = np.abs(intercepts + LINE_SLOPES[:, None] * along.mean() - expected)
-    best = np.lexsort((distance.ravel(), -votes.ravel()))[0]  # most votes, then nearest
-    slope_index, peak = divmod(int(best), len(peaks))
-    votes, slope, intercept = int(votes[slope_index, peak]), LINE_SLOPES[slope_index], intercepts[slope_index, peak]
+    in_stretch = np.eye(LINE_STRETCHES, dtype=np.float32)[stretch.astype(int)]  # (peaks, stretches) one-hot
+    # (slopes, peaks) in float32: the (slopes, peaks, peaks) temporaries stay quick to allocate
+    intercepts = (across[None, :] - LINE_SLOPES[:, None] * along[None, :]).astype(np.float32)
+    apart = np.abs(intercepts[:, :, None] - intercepts[:, None, :])
+    votes = ((apart <= tolerance).astype(np.float32) @ in_stretch > 0).sum(axis=2)  # stretches, not peaks
+    # among the most agreed with, the line that most stretches agree with closely, for lines a
+    # little askew agree with a straight one's peaks too (and with those beside it); then the nearest
+    slope_index, peak = np.nonzero(votes == votes.max())
+    close = ((apart[slope_index, peak] <= LINE_CLOSE * tolerance).astype(np.float32) @ in_stretch > 0).sum(axis=1)
+    middle = float(along.sum()) / len(along)
+    distance = np.abs(intercepts[slope_index, peak] + LINE_SLOPES[slope_index] * middle - expected)
+    best = np.lexsort((distance, -close))[0]
+    slope, intercept = LINE_SLOPES[slope_index[best]], float(intercepts[slope_index[best], peak[best]])
+    votes = int(votes.max())
     if votes < MIN_LINE_AGREEMENT * LINE_STRETCHES:
         return None
     for _ in range(2):
-        agree = np.abs(across - intercept - slope * along) <= tolerance
-        # least squares in closed form (np.polyfit's general solver costs more than the rest of the fit)
+        # each stretch's peak nearest the line, if near enough: a pond outline beside it drops out
+        residual = np.abs(across - intercept - slope * along)
+        order = np.lexsort((residual, stretch))
+        nearest = order[np.r_[True, stretch[order][1:] != stretch[order][:-1]]]
+        agree = nearest[residual[nearest] <= tolerance]
+        # least squares in closed form (np.polyfit's general solver, and even np.mean, cost
+        # more than the rest of the fit)
         x, y = along[agree], across[agree]
-        dx = x - x.mean()
-        slope = float(dx @ (y - y.mean()) / max(float(dx @ dx), 1e-12))
-        intercept = float(y.mean() - slope * x.mean())
+        x_mean, y_mean = float(x.sum()) / len(x), float(y.sum()) / len(y)
+        dx = x - x_mean
+        slope = float(dx @ (y - y_mean) / max(float(dx @ dx), 1e-12))
+        intercept = y_mean - slope * x_mean
     return intercept, slope
 
 
@@ -140,12 +176,12 @@ def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, fl
     lines = []
     for oriented in (ink, ink.T):  # vertical lines (x across), then horizontal ones
         profiles, middle = _stretch_profiles(oriented, along)
+        expected = start + np.arange(GRID_SIZE + 1) * cell_px
         fitted = []
-        for i in range(GRID_SIZE + 1):
-            expected = start + i * cell_px
-            line = _fit_line(_line_peaks(profiles, middle, expected, cell_px), LINE_AGREEMENT * cell_px, expected)
+        for peaks, at in zip(_line_peaks(profiles, middle, expected, cell_px), expected, strict=True):
+            line = _fit_line(peaks, LINE_AGREEMENT * cell_px, at)
             if line is None:
-                return None
+                return None  # no grid here: the other lines need not be fitted
             fitted.append(line)
         lines.append(fitted)
     return lines
@@ -216,7 +252,8 @@ def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Regi
     """Ink profiles across each side (left, top, right, bottom) of each box, sampled in the
     photo where ``page_to_photo`` puts them and averaged along the side's middle:
     (boxes, 4, samples) ink (0 paper, 1 ink) against the profile's brightest, and (boxes, 4)
-    whether the whole profile lies inside the photo."""
+    whether the part of the profile where the side is looked for lies inside the photo (a side
+    near the page's edge, on a photo cropped to the page, is still seen)."""
     across = np.arange(-BOX_PROFILE_MM, BOX_PROFILE_MM + 1e-9, BOX_PROFILE_STEP_MM)
     along = np.linspace(0.15, 0.85, BOX_ALONG_SAMPLES)
     x0, y0, x1, y1 = (np.array([[b.x, b.y, b.x + b.w, b.y + b.h] for b in boxes]).T[..., None, None])
@@ -226,8 +263,9 @@ def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Regi
     points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), page_to_photo)
     points = points.reshape(*xs.shape, 2).astype(np.float32)
     height, width = gray.shape
-    inside = ((points[..., 0] >= 0) & (points[..., 0] <= width - 1) & (points[..., 1] >= 0)
-              & (points[..., 1] <= height - 1)).all(axis=(2, 3))
+    searched = points[:, :, :, np.abs(across) <= BOX_SEARCH_MM]
+    inside = ((searched[..., 0] >= 0) & (searched[..., 0] <= width - 1) & (searched[..., 1] >= 0)
+              & (searched[..., 1] <= height - 1)).all(axis=(2, 3))
     values = cv2.remap(gray, points[..., 0].reshape(-1, len(across)), points[..., 1].reshape(-1, len(across)),
                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     profiles = values.reshape(xs.shape).astype(np.float32).mean(axis=2)
@@ -259,7 +297,8 @@ def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple
     corners = []
     for region, (left, top, right, bottom) in zip(boxes, offsets, strict=True):
         sides = np.array([left, top, right, bottom])
-        if np.isfinite(sides).all() and np.abs(sides).max() <= BOX_REFINE_MM:
+        if (np.isfinite(sides).all() and np.abs(sides).max() <= BOX_REFINE_MM
+                and abs(right - left) <= BOX_SIZE_TOLERANCE_MM and abs(bottom - top) <= BOX_SIZE_TOLERANCE_MM):
             layout_corners = np.array([[region.x, region.y], [region.x + region.w, region.y],
                                        [region.x + region.w, region.y + region.h], [region.x, region.y + region.h]])
             seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
@@ -304,6 +343,8 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
         share, box_corners = _boxes(gray, page_to_photo, layout)
         if best is None or share > best[0]:
             best = (share, page_to_photo, box_corners, turn)
+        if share == 1.0:  # every box found: no other way round finds more
+            break
     share, page_to_photo, box_corners, turn = best
     if share < MIN_BOXES_FOUND:
         return None

@@ -31,12 +31,12 @@ GLANCE_REACH = 0.3  # of a cell: how far from where a grid puts it an inner line
 GRID_LIKE = 0.4
 
 
-def shrunk(gray: np.ndarray, long_side: float) -> tuple[np.ndarray, float]:
+def shrunk(gray: np.ndarray, long_side: float, interpolation: int = cv2.INTER_AREA) -> tuple[np.ndarray, float]:
     """``gray`` shrunk (never enlarged) to ``long_side``, and the factor it was shrunk by."""
     factor = min(1.0, long_side / max(gray.shape))
     if factor == 1.0:
         return gray, 1.0
-    return cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA), factor
+    return cv2.resize(gray, None, fx=factor, fy=factor, interpolation=interpolation), factor
 
 
 def pixel_scaling(factor: float) -> np.ndarray:
@@ -62,7 +62,9 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 def grid_candidates(gray: np.ndarray, long_side: int = CANDIDATE_LONG_SIDES[0]) -> list[np.ndarray]:
     """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, found on a copy
     ``long_side`` long: the grid-like ones first, each part the largest first."""
-    small, factor = shrunk(gray, long_side)
+    # bilinear: at 12 MP five times quicker than an area average, and the sharper copy keeps a
+    # small garden's border apart from what touches it (the grid's fit does not hang on the outline)
+    small, factor = shrunk(gray, long_side, cv2.INTER_LINEAR)
     window = int(BINARY_WINDOW * max(small.shape)) | 1
     if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
         return []
