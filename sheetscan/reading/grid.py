@@ -3,15 +3,15 @@
 1. Candidates: the photo's quadrilaterals, the grid-like ones first (``outlines``), on a
    coarse copy, then on a finer one where the photo is large enough.
 2. The grid's own lines. A candidate is warped to a square, and each of the 7 lines of each
-   direction is looked for near where a 6x6 grid puts it: the darkest point across the line in
-   short stretches along it, a straight line fitted through those that agree. The 49
-   intersections give the garden's homography; the fit is done twice, the second time on the
-   first's square, so a rough outline still lands every line.
+   direction is looked for near where a 6x6 grid puts it: the middle of each dark run across
+   it in short stretches along it, a straight line voted for and fitted through those that
+   agree. The 49 intersections give the garden's homography; the fit is done twice, the second
+   time on the first's square, so a rough outline still lands every line.
 3. The way round, and the claim. The grid is square: the page may lie any of 4 ways round it.
    For each, the layout's outlined boxes (turn boxes, scoring boxes, the name line) are looked
    for where it puts them: ink profiles across each side, sampled in the photo. The way that
-   finds most wins, and the sheet is claimed only if it finds most of them; where they are
-   found refines the page's homography beyond the grid.
+   finds most wins, and the sheet is claimed only if it finds most of them; where those found
+   at their own size lie refines the page's homography beyond the grid.
 """
 
 from __future__ import annotations
