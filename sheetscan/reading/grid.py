@@ -32,7 +32,7 @@ LINE_SEARCH = 0.3  # of a cell: how far from where it is expected a line is look
 LINE_HALF_WIDTH = 0.1  # of a cell: half the widest printed line (a thick border) whose centre is measured
 LINE_STRETCHES = 24  # stretches along each line where the ink across it is profiled
 LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted line agrees
-LINE_CLOSE = 0.25  # of LINE_AGREEMENT: among lines as agreed with, the one most peaks lie this close to
+LINE_CLOSE = 0.25  # of LINE_AGREEMENT: among lines as agreed with, the one most stretches agree with this closely
 MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
 MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
@@ -129,8 +129,8 @@ def _line_centres(bands: np.ndarray, peak: np.ndarray, paper: np.ndarray, cell_p
 
 def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[float, float] | None:
     """(intercept, slope) of across = intercept + slope * along through the most stretches'
-    peaks (a vote over slopes and the peaks' intercepts, ties to the line most peaks lie close to,
-    then to the one nearest ``expected``),
+    peaks (a vote over slopes and the peaks' intercepts, ties to the line most stretches agree
+    with closely, then to the one nearest ``expected``),
     refined by least squares; None if too few stretches agree."""
     if len(peaks) < 2:
         return None
