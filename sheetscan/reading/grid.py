@@ -142,14 +142,14 @@ def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[flo
     votes = ((apart <= tolerance).astype(np.float32) @ in_stretch > 0).sum(axis=2)  # stretches, not peaks
     # among the most agreed with, the line that most stretches agree with closely, for lines a
     # little askew agree with a straight one's peaks too (and with those beside it); then the nearest
-    slope_index, peak = np.nonzero(votes == votes.max())
+    most = int(votes.max())
+    slope_index, peak = np.nonzero(votes == most)
     close = ((apart[slope_index, peak] <= LINE_CLOSE * tolerance).astype(np.float32) @ in_stretch > 0).sum(axis=1)
     middle = float(along.sum()) / len(along)
     distance = np.abs(intercepts[slope_index, peak] + LINE_SLOPES[slope_index] * middle - expected)
     best = np.lexsort((distance, -close))[0]
     slope, intercept = LINE_SLOPES[slope_index[best]], float(intercepts[slope_index[best], peak[best]])
-    votes = int(votes.max())
-    if votes < MIN_LINE_AGREEMENT * LINE_STRETCHES:
+    if most < MIN_LINE_AGREEMENT * LINE_STRETCHES:
         return None
     for _ in range(2):
         # each stretch's peak nearest the line, if near enough: a pond outline beside it drops out
