@@ -14,6 +14,7 @@ from sheetscan.game.rules import Decoration
 
 Stroke = np.ndarray  # (n, 2) float, x and y in the unit box
 FILL_PX = 96  # resolution of the unit box when a shape is hatched or filled
+OPEN_CHANCE = 0.3  # chance a player leaves a closed outline with a gap
 
 
 def arc(cx: float, cy: float, rx: float, ry: float, start_deg: float, end_deg: float, n: int = 24) -> Stroke:
@@ -56,6 +57,11 @@ def ellipse(cx: float, cy: float, rx: float, ry: float, n: int = 28) -> Stroke:
 def polygon(*points: tuple[float, float]) -> Stroke:
     """A closed polyline through ``points``."""
     return line(*points, points[0])
+
+
+def maybe_open(stroke: Stroke, rng: np.random.Generator) -> Stroke:
+    """A closed stroke, or with a gap where the pen lifted early."""
+    return stroke[: max(3, int(len(stroke) * rng.uniform(0.8, 0.92)))] if rng.random() < OPEN_CHANCE else stroke
 
 
 def fill(outline: Stroke, spacing: float, angle_deg: float) -> list[Stroke]:
