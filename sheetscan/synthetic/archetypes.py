@@ -44,55 +44,48 @@ def legend(decoration: Decoration) -> Draw:
     return lambda rng: list(GLYPHS[decoration])
 
 
-LANTERNS = (Archetype("lantern-legend", legend(Decoration.LANTERN)),
-            Archetype("lantern-stone", upright.stone_lantern), Archetype("lantern-paper", upright.paper_lantern),
-            Archetype("lantern-candle", upright.candle_lantern), Archetype("lantern-pagoda", upright.pagoda_lantern),
-            Archetype("lantern-light", upright.light_lantern), Archetype("lantern-filled", upright.filled_lantern),
-            Archetype("lantern-hanging", upright.hanging_lantern),
-            Archetype("lantern-letter", letter([line((0.36, 0.16), (0.36, 0.84), (0.68, 0.84))])),
-            Archetype("lantern-street", upright.street_lantern), Archetype("lantern-flame", upright.flame_lantern),
-            Archetype("lantern-window", upright.window_lantern))
+def ways(thing: str, **draws: Draw) -> tuple[Archetype, ...]:
+    """A thing's archetypes, each named ``thing-way`` (``three_balls`` gives ``tree-three-balls``), in order."""
+    return tuple(Archetype(f"{thing}-{way.replace('_', '-')}", draw) for way, draw in draws.items())
 
-BAMBOOS = (Archetype("bamboo-legend", legend(Decoration.BAMBOO)), Archetype("bamboo-clump", upright.bamboo_clump),
-           Archetype("bamboo-tube", upright.bamboo_tube), Archetype("bamboo-leafy", upright.bamboo_leafy),
-           Archetype("bamboo-dashes", upright.bamboo_dashes), Archetype("bamboo-spray", upright.bamboo_spray),
-           Archetype("bamboo-pair", upright.bamboo_pair), Archetype("bamboo-filled", upright.bamboo_filled),
-           Archetype("bamboo-letter", letter([line((0.36, 0.84), (0.36, 0.16), (0.58, 0.18), (0.62, 0.32), (0.58, 0.46),
-                                                   (0.36, 0.48), (0.64, 0.52), (0.68, 0.7), (0.6, 0.84), (0.36, 0.84))])),
-           Archetype("bamboo-knotted", upright.knotted_bamboo), Archetype("bamboo-bent", upright.bent_bamboo),
-           Archetype("bamboo-cut", upright.cut_bamboo))
 
-TREES = (Archetype("tree-legend", legend(Decoration.TREE)), Archetype("tree-lollipop", upright.lollipop_tree),
-         Archetype("tree-pine", upright.pine_tree), Archetype("tree-stick", upright.stick_tree),
-         Archetype("tree-scribble", upright.scribble_tree), Archetype("tree-filled", upright.filled_tree),
-         Archetype("tree-three-balls", upright.three_ball_tree), Archetype("tree-bonsai", upright.bonsai_tree),
-         Archetype("tree-letter", letter([line((0.28, 0.16), (0.72, 0.16)), line((0.5, 0.16), (0.5, 0.86))])),
-         Archetype("tree-cloud", upright.cloud_tree), Archetype("tree-leaf", upright.leaf_tree),
-         Archetype("tree-cypress", upright.cypress_tree))
+LANTERNS = ways("lantern", legend=legend(Decoration.LANTERN), stone=upright.stone_lantern,
+                paper=upright.paper_lantern, candle=upright.candle_lantern, pagoda=upright.pagoda_lantern,
+                light=upright.light_lantern, filled=upright.filled_lantern,
+                hanging=upright.hanging_lantern,
+                letter=letter([line((0.36, 0.16), (0.36, 0.84), (0.68, 0.84))]),
+                street=upright.street_lantern, flame=upright.flame_lantern, window=upright.window_lantern)
 
-ROCKS = (Archetype("rock-legend", legend(Decoration.ROCK)), Archetype("rock-filled", ground.filled_rock),
-         Archetype("rock-pile", ground.pile_rock), Archetype("rock-angular", ground.angular_rock),
-         Archetype("rock-plain", ground.plain_rock), Archetype("rock-shaded", ground.shaded_rock),
-         Archetype("rock-flat", ground.flat_rock), Archetype("rock-dotted", ground.dotted_rock),
-         Archetype("rock-letter", letter([line((0.36, 0.84), (0.36, 0.16), (0.6, 0.18), (0.66, 0.32), (0.6, 0.48),
-                                               (0.36, 0.5)), line((0.48, 0.5), (0.68, 0.84))])),
-         Archetype("rock-cracked", ground.cracked_rock), Archetype("rock-scribbled", ground.scribbled_rock),
-         Archetype("rock-standing", ground.standing_stone))
+BAMBOOS = ways("bamboo", legend=legend(Decoration.BAMBOO), clump=upright.bamboo_clump, tube=upright.bamboo_tube,
+               leafy=upright.bamboo_leafy, dashes=upright.bamboo_dashes, spray=upright.bamboo_spray,
+               pair=upright.bamboo_pair, filled=upright.bamboo_filled,
+               letter=letter([line((0.36, 0.84), (0.36, 0.16), (0.58, 0.18), (0.62, 0.32), (0.58, 0.46),
+                                   (0.36, 0.48), (0.64, 0.52), (0.68, 0.7), (0.6, 0.84), (0.36, 0.84))]),
+               knotted=upright.knotted_bamboo, bent=upright.bent_bamboo, cut=upright.cut_bamboo)
 
-MOSSES = (Archetype("moss-legend", legend(Decoration.MOSS)), Archetype("moss-dots", ground.moss_dots),
-          Archetype("moss-waves", ground.moss_waves), Archetype("moss-grass", ground.moss_grass),
-          Archetype("moss-bush", ground.moss_bush), Archetype("moss-curls", ground.moss_curls),
-          Archetype("moss-patch", ground.moss_patch), Archetype("moss-stones", ground.moss_stones),
-          Archetype("moss-letter", letter([line((0.26, 0.84), (0.3, 0.16), (0.5, 0.6), (0.7, 0.16), (0.74, 0.84))])),
-          Archetype("moss-carpet", ground.moss_carpet), Archetype("moss-ferns", ground.moss_ferns),
-          Archetype("moss-mound", ground.moss_mound))
+TREES = ways("tree", legend=legend(Decoration.TREE), lollipop=upright.lollipop_tree, pine=upright.pine_tree,
+             stick=upright.stick_tree, scribble=upright.scribble_tree, filled=upright.filled_tree,
+             three_balls=upright.three_ball_tree, bonsai=upright.bonsai_tree,
+             letter=letter([line((0.28, 0.16), (0.72, 0.16)), line((0.5, 0.16), (0.5, 0.86))]),
+             cloud=upright.cloud_tree, leaf=upright.leaf_tree, cypress=upright.cypress_tree)
 
-BRIDGES = (Archetype("bridge-legend", legend(Decoration.BRIDGE)), Archetype("bridge-arch", ground.simple_arch),
-           Archetype("bridge-ladder", ground.ladder_bridge), Archetype("bridge-equals", ground.equals_bridge),
-           Archetype("bridge-double-arch", ground.double_arch), Archetype("bridge-wave", ground.wave_bridge),
-           Archetype("bridge-planks", ground.plank_bridge), Archetype("bridge-filled", ground.filled_arch),
-           Archetype("bridge-moon", ground.moon_bridge), Archetype("bridge-flat-top", ground.flat_top_bridge),
-           Archetype("bridge-zigzag", ground.zigzag_bridge))
+ROCKS = ways("rock", legend=legend(Decoration.ROCK), filled=ground.filled_rock, pile=ground.pile_rock,
+             angular=ground.angular_rock, plain=ground.plain_rock, shaded=ground.shaded_rock,
+             flat=ground.flat_rock, dotted=ground.dotted_rock,
+             letter=letter([line((0.36, 0.84), (0.36, 0.16), (0.6, 0.18), (0.66, 0.32), (0.6, 0.48),
+                                 (0.36, 0.5)), line((0.48, 0.5), (0.68, 0.84))]),
+             cracked=ground.cracked_rock, scribbled=ground.scribbled_rock, standing=ground.standing_stone)
+
+MOSSES = ways("moss", legend=legend(Decoration.MOSS), dots=ground.moss_dots, waves=ground.moss_waves,
+              grass=ground.moss_grass, bush=ground.moss_bush, curls=ground.moss_curls,
+              patch=ground.moss_patch, stones=ground.moss_stones,
+              letter=letter([line((0.26, 0.84), (0.3, 0.16), (0.5, 0.6), (0.7, 0.16), (0.74, 0.84))]),
+              carpet=ground.moss_carpet, ferns=ground.moss_ferns, mound=ground.moss_mound)
+
+BRIDGES = ways("bridge", legend=legend(Decoration.BRIDGE), arch=ground.simple_arch, ladder=ground.ladder_bridge,
+               equals=ground.equals_bridge, double_arch=ground.double_arch, wave=ground.wave_bridge,
+               planks=ground.plank_bridge, filled=ground.filled_arch, moon=ground.moon_bridge,
+               flat_top=ground.flat_top_bridge, zigzag=ground.zigzag_bridge)
 
 ARCHETYPES: dict[Decoration, tuple[Archetype, ...]] = {
     Decoration.LANTERN: LANTERNS, Decoration.BAMBOO: BAMBOOS, Decoration.TREE: TREES,
