@@ -22,7 +22,7 @@ import numpy as np
 from sheetscan.game.rules import Decoration
 from sheetscan.synthetic import ways_ground as ground
 from sheetscan.synthetic import ways_upright as upright
-from sheetscan.synthetic.glyphs import GLYPHS, Stroke, ellipse, fill, line, polygon
+from sheetscan.synthetic.glyphs import GLYPHS, Stroke, ellipse, fill, line, polygon, rectangle
 
 Draw = Callable[[np.random.Generator], list[Stroke]]
 
@@ -108,8 +108,8 @@ TREE_MARKS = (
     Archetype("mark-sun", lambda rng: [ellipse(0.5, 0.5, 0.2, 0.2, 12),
                                        *[line((0.5 + 0.3 * np.cos(a), 0.5 + 0.3 * np.sin(a)),
                                               (0.5 + 0.48 * np.cos(a), 0.5 + 0.48 * np.sin(a))) for a in np.radians(range(0, 360, 60))]]),
-    Archetype("mark-square", lambda rng: [*fill(polygon((0.15, 0.15), (0.85, 0.15), (0.85, 0.85), (0.15, 0.85)), 0.08, 45),
-                                          polygon((0.15, 0.15), (0.85, 0.15), (0.85, 0.85), (0.15, 0.85))]),
+    Archetype("mark-square", lambda rng: [*fill(rectangle(0.15, 0.15, 0.85, 0.85), 0.08, 45),
+                                          rectangle(0.15, 0.15, 0.85, 0.85)]),
     Archetype("mark-scribble", lambda rng: [line((0.08, 0.35), (0.3, 0.7), (0.5, 0.3), (0.7, 0.7), (0.92, 0.35))]),
     Archetype("mark-slash", lambda rng: [line((0.15, 0.85), (0.85, 0.15))]),
 )

@@ -59,6 +59,11 @@ def polygon(*points: tuple[float, float]) -> Stroke:
     return line(*points, points[0])
 
 
+def rectangle(left: float, top: float, right: float, bottom: float) -> Stroke:
+    """A closed axis-aligned rectangle, from its top left corner clockwise."""
+    return polygon((left, top), (right, top), (right, bottom), (left, bottom))
+
+
 def maybe_open(stroke: Stroke, rng: np.random.Generator) -> Stroke:
     """A closed stroke, or with a gap where the pen lifted early."""
     return stroke[: max(3, int(len(stroke) * rng.uniform(0.8, 0.92)))] if rng.random() < OPEN_CHANCE else stroke

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sheetscan.synthetic.glyphs import arc, ellipse, fill, line, maybe_open, polygon
+from sheetscan.synthetic.glyphs import arc, ellipse, fill, line, maybe_open, polygon, rectangle
 
 # -- rocks ----------------------------------------------------------------------------------
 
@@ -109,7 +109,7 @@ def moss_curls(rng):
 
 
 def moss_patch(rng):
-    patch = polygon((0.16, 0.62), (0.84, 0.62), (0.84, 0.86), (0.16, 0.86))
+    patch = rectangle(0.16, 0.62, 0.84, 0.86)
     return [*fill(patch, rng.uniform(0.05, 0.08), 45), *fill(patch, rng.uniform(0.05, 0.08), 135)]
 
 
@@ -170,7 +170,7 @@ def wave_bridge(rng):
 
 
 def plank_bridge(rng):
-    deck = polygon((0.1, 0.42), (0.9, 0.42), (0.9, 0.6), (0.1, 0.6))
+    deck = rectangle(0.1, 0.42, 0.9, 0.6)
     return [deck, *[line((x, 0.42), (x, 0.6)) for x in np.linspace(0.2, 0.8, rng.integers(3, 7))],
             line((0.2, 0.6), (0.2, 0.78)), line((0.8, 0.6), (0.8, 0.78))]
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sheetscan.synthetic.glyphs import arc, ellipse, fill, line, maybe_open, polygon
+from sheetscan.synthetic.glyphs import arc, ellipse, fill, line, maybe_open, polygon, rectangle
 
 # -- lanterns -------------------------------------------------------------------------------
 
 def stone_lantern(rng):
     w, top = rng.uniform(0.26, 0.36), rng.uniform(0.12, 0.2)
     return [maybe_open(polygon((0.5 - w, 0.38), (0.5, top), (0.5 + w, 0.38)), rng),
-            polygon((0.38, 0.38), (0.62, 0.38), (0.62, 0.6), (0.38, 0.6)),
+            rectangle(0.38, 0.38, 0.62, 0.6),
             line((0.47, 0.6), (0.47, 0.78)), line((0.53, 0.6), (0.53, 0.78)), line((0.3, 0.82), (0.7, 0.82))]
 
 
@@ -28,8 +28,8 @@ def paper_lantern(rng):
 
 def candle_lantern(rng):
     flame = arc(0.5, 0.36, 0.06, 0.12, -90, 270, 16)
-    return [polygon((0.34, 0.22), (0.66, 0.22), (0.66, 0.82), (0.34, 0.82)), flame, line((0.28, 0.22), (0.72, 0.22)),
-            line((0.5, 0.1), (0.5, 0.22)), *fill(polygon((0.44, 0.6), (0.56, 0.6), (0.56, 0.8), (0.44, 0.8)), 0.03, 90)]
+    return [rectangle(0.34, 0.22, 0.66, 0.82), flame, line((0.28, 0.22), (0.72, 0.22)),
+            line((0.5, 0.1), (0.5, 0.22)), *fill(rectangle(0.44, 0.6, 0.56, 0.8), 0.03, 90)]
 
 
 def pagoda_lantern(rng):
@@ -47,7 +47,7 @@ def light_lantern(rng):
 
 
 def filled_lantern(rng):
-    body = polygon((0.36, 0.36), (0.64, 0.36), (0.64, 0.64), (0.36, 0.64))
+    body = rectangle(0.36, 0.36, 0.64, 0.64)
     return [polygon((0.2, 0.36), (0.5, 0.14), (0.8, 0.36)), body, *fill(body, rng.uniform(0.035, 0.07), rng.uniform(20, 70)),
             line((0.5, 0.64), (0.5, 0.82)), line((0.3, 0.84), (0.7, 0.84))]
 
@@ -60,7 +60,7 @@ def hanging_lantern(rng):
 def street_lantern(rng):
     """A lamp on a post: a small box high on a thin pole, capped."""
     top, half = rng.uniform(0.12, 0.2), rng.uniform(0.08, 0.13)
-    lamp = polygon((0.5 - half, top + 0.06), (0.5 + half, top + 0.06), (0.5 + half, top + 0.26), (0.5 - half, top + 0.26))
+    lamp = rectangle(0.5 - half, top + 0.06, 0.5 + half, top + 0.26)
     return [line((0.45 - half, top + 0.06), (0.5, top - 0.04), (0.55 + half, top + 0.06)), maybe_open(lamp, rng),
             line((0.5, top + 0.26), (0.5, 0.9)), line((0.4, 0.9), (0.6, 0.9))]
 
@@ -83,7 +83,7 @@ def window_lantern(rng):
     top, bottom = 0.36, 0.36 + 2 * half
     middle = (top + bottom) / 2
     return [arc(0.5, top, half + 0.1, rng.uniform(0.14, 0.22), 180, 360, 14),
-            polygon((0.5 - half, top), (0.5 + half, top), (0.5 + half, bottom), (0.5 - half, bottom)),
+            rectangle(0.5 - half, top, 0.5 + half, bottom),
             line((0.5, top), (0.5, bottom)), line((0.5 - half, middle), (0.5 + half, middle))]
 
 
@@ -135,7 +135,7 @@ def bamboo_pair(rng):
 
 
 def bamboo_filled(rng):
-    tube = polygon((0.42, 0.08), (0.58, 0.08), (0.58, 0.92), (0.42, 0.92))
+    tube = rectangle(0.42, 0.08, 0.58, 0.92)
     return [tube, *fill(tube, rng.uniform(0.04, 0.07), rng.uniform(30, 60)), line((0.38, 0.38), (0.62, 0.38)),
             line((0.38, 0.66), (0.62, 0.66))]
 
