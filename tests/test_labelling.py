@@ -13,7 +13,8 @@ from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.labelling import KINDS, LABELS, LATE_TREE, label_together, logged_drawings
+from sheetscan.reading.labelling import label_together, logged_drawings
+from sheetscan.reading.labelling_energy import KINDS, LABELS, LATE_TREE
 
 
 def honest(seed: int):
@@ -112,7 +113,7 @@ def test_a_garden_read_empty_against_a_full_turn_log_is_decoded_without_labellin
 
 
 def test_drawings_alike_to_those_a_person_labelled_take_their_kind():
-    from sheetscan.reading.labelling import KNOWN_WEIGHT, SAME_DRAWING, known_fit
+    from sheetscan.reading.labelling_energy import KNOWN_WEIGHT, SAME_DRAWING, known_fit
 
     similarity_to_known = np.array([[1.5, 0.1], [0.2, 0.3]])  # cell 0 is drawn like the known moss
     fit = known_fit(similarity_to_known, np.array([KINDS.index(Decoration.MOSS), KINDS.index(Decoration.TREE)]))
@@ -124,7 +125,7 @@ def test_drawings_alike_to_those_a_person_labelled_take_their_kind():
 
 @pytest.mark.parametrize("seed", range(3, 6))
 def test_a_sheet_whose_drawings_tell_nothing_apart_is_labelled_from_the_players_known_drawings(seed):
-    from sheetscan.reading.labelling import known_fit
+    from sheetscan.reading.labelling_energy import known_fit
 
     record = honest(seed)
     cells, truth = _kinds_and_cells(record)
@@ -242,3 +243,33 @@ def test_two_cells_the_labelling_gave_each_others_kinds_are_set_right_by_the_wri
     assert decoded.record.garden == record.garden
     monkeypatch.setattr(decode, "MAX_CELL_SWAPS", 0)
     assert decode_sheet(reading, box_reading(record)).record.garden != record.garden
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
+    from sheetscan.reading.labelling_energy import Problem, TrackedLabels
+
+    record = honest(seed)
+    cells, _ = _kinds_and_cells(record)
+    rng = np.random.default_rng(seed)
+    probabilities = rng.dirichlet(np.ones(LABELS), size=len(cells))
+    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
+    similarity = (similarity + similarity.T) / 2
+    problem = Problem(probabilities, similarity, cells, logged_drawings(record.turns, DEFAULT_DICE_FACES),
+                      rng.uniform(0, 2, (len(cells), LABELS)))
+    labels = rng.integers(LABELS, size=len(cells))
+    tracked, energy = TrackedLabels(problem, labels), problem.energy(labels)
+    for _ in range(200):
+        first, second = rng.choice(len(cells), 2, replace=False)
+        label = (labels[first] + rng.integers(1, LABELS)) % LABELS
+        changed = labels.copy()
+        changed[first] = label
+        swapped = labels.copy()
+        swapped[[first, second]] = labels[[second, first]]
+        for tracked_change, whole_change in ((tracked.change(first, label), problem.energy(changed) - energy),
+                                             (tracked.swap(first, second), problem.energy(swapped) - energy)):
+            assert tracked_change == pytest.approx(whole_change, abs=1e-9)
+        # asked only for a fall, it spares the matching where none can come, never where one does
+        for spared, whole_change in ((tracked.change(first, label, below=0), problem.energy(changed) - energy),
+                                     (tracked.swap(first, second, below=0), problem.energy(swapped) - energy)):
+            assert spared == pytest.approx(whole_change, abs=1e-9) or spared == np.inf and whole_change >= 0

@@ -26,8 +26,8 @@ import numpy as np
 from sheetscan.game.audit import Finding, audit, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
-from sheetscan.reading.labelling import (DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, Labelling, cell_swaps,
-                                         kind_permutations, known_fit, label_together, logged_drawings)
+from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
+from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves, cell_moves, group_moves,
                                      ratio_cost, turn_taken_as)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class

@@ -4,14 +4,8 @@ A player draws each decoration one way all over a sheet, and the turn log says h
 were drawn, on which row or column, and in which season (a tree drawn in Spring or Summer is
 marked: a seventh label, LATE_TREE, drawn as a tree). A drawing the networks never saw is read as another kind,
 confidently, and so is every copy of it: no cell can be put right alone. Here the decorated cells
-are labelled together, minimising
-
-    - NETWORK_WEIGHT x the sum of log p(kind) over the cells       (the networks, trusted little)
-    - the sum over pairs given one kind of (similarity - SAME_DRAWING)  (alike drawings, one kind)
-    + COUNT_COST x how far each kind's count is from the turn log's
-    + PLACE_COST x the cells no logged turn can have put there      (a maximum matching)
-    - KNOWN_WEIGHT x how far above SAME_DRAWING each cell is alike to the player's known drawings
-      of its kind (drawings a person labelled on the player's earlier sheet), when there are any
+are labelled together, minimising the energy of labelling_energy.py (the networks, trusted little;
+drawings alike given one kind; the turn log's counts and places; the player's known drawings).
 
 Candidates come from cutting the drawings' similarity tree into CUTS groups: each way to give the
 groups kinds whose sizes fit the turn log's counts (MAX_COUNT_SLACK cells over at most), the
@@ -33,23 +27,11 @@ import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
-from sheetscan.game.audit import maximum_matching
 from sheetscan.game.garden import ALL_CELLS, Cell, Turn, TurnKind, cross_cells
 from sheetscan.game.rules import Decoration, Season
+from sheetscan.reading.labelling_energy import (COUNT_COST, DRAWN_AS, KINDS, LABELS, LATE_TREE, NETWORK_WEIGHT,
+                                                PLACE_COST, Problem, TrackedLabels)
 
-KINDS = tuple(Decoration)
-LATE_TREE = len(KINDS)  # the label of a tree drawn in Spring or Summer, after the kinds
-LABELS = len(KINDS) + 1
-DRAWN_AS = np.array([*range(len(KINDS)), KINDS.index(Decoration.TREE)])  # each label's drawing: a late tree is a tree
-# The networks' view of an unseen drawing is weak evidence; the turn log is strong. Chosen on
-# validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each, none a bench
-# figure's): exact totals 25 + 31 of 80 at 0.05, against 24 + 26 at 0, 24 + 30 at 0.02,
-# 25 + 29 at 0.1 and 21 + 26 at 0.2; own hands 40 of 40 at each.
-NETWORK_WEIGHT = 0.05
-SAME_DRAWING = 0.8  # similarity (groups.drawing_similarity, -2 to 2) above which two drawings are alike
-COUNT_COST = 3.0
-PLACE_COST = 3.0
-KNOWN_WEIGHT = 4.0  # a drawing alike to one a person labelled: far stronger than the networks
 CUTS = range(5, 11)  # groups the similarity tree is cut into: a kind or two may be split
 MAX_COUNT_SLACK = 2
 MAX_ASSIGNMENTS = 5000  # ways to give a cut's groups kinds, enumerated at most
@@ -95,52 +77,6 @@ def logged_drawings(turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration
     return logged
 
 
-class _Problem:
-    """One sheet's labelling: what the energy needs, computed once."""
-
-    def __init__(self, label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
-                 logged: list[tuple[int, frozenset[Cell]]], known_fit: np.ndarray | None = None):
-        self.log_p = np.log(np.clip(label_probabilities / label_probabilities.sum(axis=1, keepdims=True), 1e-4, 1))
-        self.known_fit = np.zeros((len(cells), LABELS)) if known_fit is None else known_fit
-        self.pairs = similarity - SAME_DRAWING
-        np.fill_diagonal(self.pairs, 0)
-        self.counts = np.bincount([label for label, _ in logged], minlength=LABELS)
-        self.slot_kinds = np.array([label for label, _ in logged], int)
-        self.may_lie = np.zeros((len(cells), len(logged)), bool)
-        for i, cell in enumerate(cells):
-            self.may_lie[i] = [cell in where for _, where in logged]
-        # a cell no logged decoration of a label may lie in cannot have that label
-        self.off_log = ~np.stack([self.may_lie[:, self.slot_kinds == label].any(axis=1) for label in range(LABELS)], axis=1)
-        self._unplaced: dict[tuple[int, bytes], int] = {}
-
-    def unplaced(self, labels: np.ndarray) -> int:
-        """Cells of ``labels`` that no logged decoration can be: a cell may only be one of its
-        own kind, so the matching falls apart into one per kind, each remembered."""
-        return sum(self._unplaced_of_kind(kind, (labels == kind).tobytes()) for kind in range(LABELS))
-
-    def _unplaced_of_kind(self, kind: int, cells_of_kind: bytes) -> int:
-        key = (kind, cells_of_kind)
-        if key not in self._unplaced:
-            rows = np.flatnonzero(np.frombuffer(cells_of_kind, bool))
-            fits = self.may_lie[np.ix_(rows, np.flatnonzero(self.slot_kinds == kind))]
-            self._unplaced[key] = len(rows) - len(maximum_matching([np.flatnonzero(row).tolist() for row in fits]))
-        return self._unplaced[key]
-
-    def energy(self, labels: np.ndarray) -> float:
-        drawn = DRAWN_AS[labels]
-        same = drawn[:, None] == drawn[None, :]
-        rows = np.arange(len(labels))
-        return float(-NETWORK_WEIGHT * self.log_p[rows, labels].sum() - self.known_fit[rows, labels].sum()
-                     - (self.pairs * same).sum() / 2
-                     + COUNT_COST * np.abs(np.bincount(labels, minlength=LABELS) - self.counts).sum()
-                     + PLACE_COST * self.unplaced(labels))
-
-    def as_drawn(self, kinds: np.ndarray) -> np.ndarray:
-        """Labels of cells whose drawings are ``kinds``: a tree late where its networks say so."""
-        tree = KINDS.index(Decoration.TREE)
-        return np.where((kinds == tree) & (self.log_p[:, LATE_TREE] > self.log_p[:, tree]), LATE_TREE, kinds)
-
-
 def _group_kinds(sizes: np.ndarray, counts: np.ndarray) -> list[list[int]]:
     """Ways to give groups of ``sizes`` kinds, no kind over its count by more than
     MAX_COUNT_SLACK cells in all; largest groups first, at most MAX_ASSIGNMENTS."""
@@ -169,41 +105,35 @@ def _group_kinds(sizes: np.ndarray, counts: np.ndarray) -> list[list[int]]:
     return found
 
 
-def _polish(problem: _Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
-    """Change one cell, or swap two, while that lowers the energy."""
+def _polish(problem: Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
+    """Change one cell, or swap two, while that lowers the energy. The tracked change only spares
+    the whole sum where it plainly does not fall (its rounding is far below the 1e-9 it must fall
+    by): every change is still taken or not by the whole sum."""
     n = len(labels)
+    tracked = TrackedLabels(problem, labels)
     for _ in range(MAX_POLISH_ROUNDS):
         improved = False
         for i in range(n):
             for kind in range(LABELS):
-                if kind != labels[i]:
+                if kind != labels[i] and tracked.change(i, kind, below=0) < 0:
                     candidate = labels.copy()
                     candidate[i] = kind
                     candidate_energy = problem.energy(candidate)
                     if candidate_energy < energy - 1e-9:
                         labels, energy, improved = candidate, candidate_energy, True
+                        tracked = TrackedLabels(problem, labels)
         for i in range(n):
             for j in range(i + 1, n):
-                if labels[i] != labels[j]:
+                if labels[i] != labels[j] and tracked.swap(i, j, below=0) < 0:
                     candidate = labels.copy()
                     candidate[i], candidate[j] = labels[j], labels[i]
                     candidate_energy = problem.energy(candidate)
                     if candidate_energy < energy - 1e-9:
                         labels, energy, improved = candidate, candidate_energy, True
+                        tracked = TrackedLabels(problem, labels)
         if not improved:
             break
     return labels, energy
-
-
-def known_fit(known_similarity: np.ndarray, known_kinds: np.ndarray) -> np.ndarray:
-    """(n, LABELS) what each of n cells gains by each label from the player's known drawings:
-    KNOWN_WEIGHT x how far its most alike known drawing of the label's kind is above SAME_DRAWING."""
-    fit = np.zeros((len(known_similarity), LABELS))
-    for label in range(LABELS):
-        of_kind = known_kinds == DRAWN_AS[label]
-        if of_kind.any():
-            fit[:, label] = KNOWN_WEIGHT * np.clip(known_similarity[:, of_kind].max(axis=1) - SAME_DRAWING, 0, None)
-    return fit
 
 
 @dataclass(frozen=True)
@@ -223,7 +153,7 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
     the turn log's ``logged`` drawings and what the player's ``known`` drawings say ((n, 7),
     known_fit). From ``start`` (labels for another turn log of the same sheet), the tree's cuts
     are skipped: the annealing and the polish start there."""
-    problem = _Problem(label_probabilities, similarity, cells, logged, known)
+    problem = Problem(label_probabilities, similarity, cells, logged, known)
     labels = problem.log_p.argmax(axis=1) if start is None else start
     energy = problem.energy(labels)
     n = len(cells)
@@ -247,7 +177,7 @@ def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, c
     MAX_PERMUTATIONS of least energy polished, with their energy (arguments as label_together's).
     Two or three ways to draw that the networks never saw may fit the turn log either way round;
     what the player wrote then tells them apart (decode.py)."""
-    problem = _Problem(label_probabilities, similarity, cells, logged, known)
+    problem = Problem(label_probabilities, similarity, cells, logged, known)
     drawn = DRAWN_AS[labels]
     present = np.unique(drawn)
     traded = []
@@ -269,7 +199,7 @@ def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: l
     ``margin`` above its energy, least first (arguments as label_together's): two drawings alike
     to both kinds, or two trees' marks, in cells the turn log allows either way, that only the
     written numbers tell apart."""
-    problem = _Problem(label_probabilities, similarity, cells, logged, known)
+    problem = Problem(label_probabilities, similarity, cells, logged, known)
     limit = problem.energy(labels) + margin
     traded = []
     for first, second in itertools.combinations(range(len(labels)), 2):
@@ -282,7 +212,7 @@ def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: l
     return sorted(traded, key=lambda labelling: labelling.energy)
 
 
-def _cut_candidates(problem: _Problem, similarity: np.ndarray, labels: np.ndarray,
+def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray,
                     energy: float) -> tuple[np.ndarray, float]:
     """The labels of least energy among ``labels`` and the cuts' candidates, and that energy."""
     n = len(labels)
@@ -314,7 +244,7 @@ def _cut_candidates(problem: _Problem, similarity: np.ndarray, labels: np.ndarra
     return labels, energy
 
 
-def _anneal(problem: _Problem, start: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The labelling of least energy met by one annealing run from ``start``. The energy is
     followed move by move (each cell's similarity to every kind's cells kept up to date); the
     cells no logged turn can have placed are counted per cell here (``off_log``) and by the

@@ -84,7 +84,7 @@ class GardenReading:
     known_similarity : (36, m) array, or None
         How alike each cell's drawing is to each of the player's known drawings (KnownDrawings).
     known_kinds : (m,) array, or None
-        The known drawings' kinds (indices into labelling.KINDS).
+        The known drawings' kinds (indices into labelling_energy.KINDS).
     """
 
     garden: Garden
@@ -125,7 +125,7 @@ class GardenReading:
 @dataclass(frozen=True)
 class KnownDrawings:
     """Drawings of a player whose kinds a person gave (corrected on an earlier sheet): the
-    ink patches (as cell_patches gives them) and their kinds (indices into labelling.KINDS)."""
+    ink patches (as cell_patches gives them) and their kinds (indices into labelling_energy.KINDS)."""
 
     patches: np.ndarray  # (m, PATCH_PX, PATCH_PX) float32
     kinds: np.ndarray  # (m,) int

@@ -1,0 +1,146 @@
+"""What a labelling of a sheet's drawings costs: the energy that labelling.py minimises.
+
+For labels given to the n decorated cells (indices into KINDS, or LATE_TREE), the energy is
+
+    - NETWORK_WEIGHT x the sum of log p(kind) over the cells       (the networks, trusted little)
+    - the sum over pairs given one kind of (similarity - SAME_DRAWING)  (alike drawings, one kind)
+    + COUNT_COST x how far each kind's count is from the turn log's
+    + PLACE_COST x the cells no logged turn can have put there      (a maximum matching)
+    - KNOWN_WEIGHT x how far above SAME_DRAWING each cell is alike to the player's known drawings
+      of its kind (drawings a person labelled on the player's earlier sheet), when there are any
+
+Problem computes it for any labels; TrackedLabels says what changing one cell, or swapping two,
+would change it by, without the whole sum (the polish tries every such change, round after round).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sheetscan.game.audit import maximum_matching
+from sheetscan.game.garden import Cell
+from sheetscan.game.rules import Decoration
+
+KINDS = tuple(Decoration)
+LATE_TREE = len(KINDS)  # the label of a tree drawn in Spring or Summer, after the kinds
+LABELS = len(KINDS) + 1
+DRAWN_AS = np.array([*range(len(KINDS)), KINDS.index(Decoration.TREE)])  # each label's drawing: a late tree is a tree
+# The networks' view of an unseen drawing is weak evidence; the turn log is strong. Chosen on
+# validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each, none a bench
+# figure's): exact totals 25 + 31 of 80 at 0.05, against 24 + 26 at 0, 24 + 30 at 0.02,
+# 25 + 29 at 0.1 and 21 + 26 at 0.2; own hands 40 of 40 at each.
+NETWORK_WEIGHT = 0.05
+SAME_DRAWING = 0.8  # similarity (groups.drawing_similarity, -2 to 2) above which two drawings are alike
+COUNT_COST = 3.0
+PLACE_COST = 3.0
+KNOWN_WEIGHT = 4.0  # a drawing alike to one a person labelled: far stronger than the networks
+
+
+def known_fit(known_similarity: np.ndarray, known_kinds: np.ndarray) -> np.ndarray:
+    """(n, LABELS) what each of n cells gains by each label from the player's known drawings:
+    KNOWN_WEIGHT x how far its most alike known drawing of the label's kind is above SAME_DRAWING."""
+    fit = np.zeros((len(known_similarity), LABELS))
+    for label in range(LABELS):
+        of_kind = known_kinds == DRAWN_AS[label]
+        if of_kind.any():
+            fit[:, label] = KNOWN_WEIGHT * np.clip(known_similarity[:, of_kind].max(axis=1) - SAME_DRAWING, 0, None)
+    return fit
+
+
+class Problem:
+    """One sheet's labelling: what the energy needs, computed once."""
+
+    def __init__(self, label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+                 logged: list[tuple[int, frozenset[Cell]]], known_fit: np.ndarray | None = None):
+        self.log_p = np.log(np.clip(label_probabilities / label_probabilities.sum(axis=1, keepdims=True), 1e-4, 1))
+        self.known_fit = np.zeros((len(cells), LABELS)) if known_fit is None else known_fit
+        self.pairs = similarity - SAME_DRAWING
+        np.fill_diagonal(self.pairs, 0)
+        self.counts = np.bincount([label for label, _ in logged], minlength=LABELS)
+        self.slot_kinds = np.array([label for label, _ in logged], int)
+        self.may_lie = np.zeros((len(cells), len(logged)), bool)
+        for i, cell in enumerate(cells):
+            self.may_lie[i] = [cell in where for _, where in logged]
+        # a cell no logged decoration of a label may lie in cannot have that label
+        self.off_log = ~np.stack([self.may_lie[:, self.slot_kinds == label].any(axis=1) for label in range(LABELS)], axis=1)
+        self._unplaced: dict[tuple[int, bytes], int] = {}
+
+    def unplaced(self, labels: np.ndarray) -> int:
+        """Cells of ``labels`` that no logged decoration can be: a cell may only be one of its
+        own kind, so the matching falls apart into one per kind, each remembered."""
+        return sum(self.unplaced_of_label(label, labels) for label in range(LABELS))
+
+    def unplaced_of_label(self, label: int, labels: np.ndarray) -> int:
+        """Cells given ``label`` in ``labels`` that no logged decoration of that label can be."""
+        key = (label, (labels == label).tobytes())
+        if key not in self._unplaced:
+            rows = np.flatnonzero(labels == label)
+            fits = self.may_lie[np.ix_(rows, np.flatnonzero(self.slot_kinds == label))]
+            self._unplaced[key] = len(rows) - len(maximum_matching([np.flatnonzero(row).tolist() for row in fits]))
+        return self._unplaced[key]
+
+    def energy(self, labels: np.ndarray) -> float:
+        drawn = DRAWN_AS[labels]
+        same = drawn[:, None] == drawn[None, :]
+        rows = np.arange(len(labels))
+        return float(-NETWORK_WEIGHT * self.log_p[rows, labels].sum() - self.known_fit[rows, labels].sum()
+                     - (self.pairs * same).sum() / 2
+                     + COUNT_COST * np.abs(np.bincount(labels, minlength=LABELS) - self.counts).sum()
+                     + PLACE_COST * self.unplaced(labels))
+
+    def as_drawn(self, kinds: np.ndarray) -> np.ndarray:
+        """Labels of cells whose drawings are ``kinds``: a tree late where its networks say so."""
+        tree = KINDS.index(Decoration.TREE)
+        return np.where((kinds == tree) & (self.log_p[:, LATE_TREE] > self.log_p[:, tree]), LATE_TREE, kinds)
+
+
+class TrackedLabels:
+    """Labels with what each of their energy's terms needs to judge one change kept at hand:
+    each cell's summed pair terms with the cells of each kind of drawing (``alike``), each
+    label's count, and each label's unplaced cells."""
+
+    def __init__(self, problem: Problem, labels: np.ndarray):
+        self.problem, self.labels, drawn = problem, labels, DRAWN_AS[labels]
+        self.unary = -NETWORK_WEIGHT * problem.log_p - problem.known_fit
+        self.alike = np.stack([problem.pairs[:, drawn == kind].sum(axis=1) for kind in range(len(KINDS))], axis=1)
+        self.label_counts = np.bincount(self.labels, minlength=LABELS)
+        self.unplaced = [problem.unplaced_of_label(label, self.labels) for label in range(LABELS)]
+
+    def _unplaced_change(self, candidate: np.ndarray, first: int, second: int) -> float:
+        return PLACE_COST * sum(self.problem.unplaced_of_label(label, candidate) - self.unplaced[label]
+                                for label in (first, second))
+
+    def change(self, cell: int, label: int, below: float = math.inf) -> float:
+        """What giving ``cell`` ``label`` (another than its own) changes the energy by; math.inf
+        where that cannot be below ``below`` (the unplaced cells, dearest to count, then are not:
+        one label losing a cell and another gaining one, a cell fewer is unplaced at the most)."""
+        old = self.labels[cell]
+        counts, wanted = self.label_counts, self.problem.counts
+        rest = (self.unary[cell, label] - self.unary[cell, old]
+                + self.alike[cell, DRAWN_AS[old]] - self.alike[cell, DRAWN_AS[label]]
+                + COUNT_COST * (abs(counts[label] + 1 - wanted[label]) - abs(counts[label] - wanted[label])
+                                + abs(counts[old] - 1 - wanted[old]) - abs(counts[old] - wanted[old])))
+        if rest - PLACE_COST >= below:
+            return math.inf
+        candidate = self.labels.copy()
+        candidate[cell] = label
+        return float(rest + self._unplaced_change(candidate, old, label))
+
+    def swap(self, first: int, second: int, below: float = math.inf) -> float:
+        """What swapping the labels of cells ``first`` and ``second`` (not alike) changes the
+        energy by (the counts stay; the pair itself stays apart); math.inf where that cannot be
+        below ``below`` (each of the two labels losing a cell and gaining one, two cells fewer
+        are unplaced at the most)."""
+        a, b = self.labels[first], self.labels[second]
+        drawn_a, drawn_b = DRAWN_AS[a], DRAWN_AS[b]
+        rest = self.unary[first, b] - self.unary[first, a] + self.unary[second, a] - self.unary[second, b]
+        if drawn_a != drawn_b:
+            rest += (self.alike[first, drawn_a] - self.alike[first, drawn_b] + self.alike[second, drawn_b]
+                     - self.alike[second, drawn_a] + 2 * self.problem.pairs[first, second])
+        if rest - 2 * PLACE_COST >= below:
+            return math.inf
+        candidate = self.labels.copy()
+        candidate[[first, second]] = b, a
+        return float(rest + self._unplaced_change(candidate, a, b))
