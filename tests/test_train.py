@@ -133,7 +133,8 @@ def test_a_model_set_is_written_whole_or_not_at_all(tmp_path):
 
 def test_the_drawing_network_learns_to_tell_one_hands_drawings_apart():
     pytest.importorskip("torch")
-    from sheetscan.lab.train import nearest_same_kind, train_drawing_net
+    from sheetscan.lab.alike import nearest_same_kind
+    from sheetscan.lab.train import train_drawing_net
     from sheetscan.reading.groups import drawing_similarity
 
     # each "sheet" holds two kinds drawn as the corner toy's two corners, the kinds given at random

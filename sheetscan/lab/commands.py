@@ -277,6 +277,29 @@ def bench_learn_command(
                    f"{f['second_sheet_cells_without']:.2%}, {f['second_sheet_cells_with']:.2%}); first sheet exact {f['first_sheet_exact']:.1%}")
 
 
+@bench_app.command("drawings")
+def bench_drawings_command(
+    n: int = typer.Option(40, "--n", min=1, help="Photos of one sheet each."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the run."),
+    level: LevelOption = "phone",
+    held_out_styles: HeldOutStyles = False,
+    jobs: JobsOption = None,
+    as_json: FiguresAsJson = False,
+) -> None:
+    """How alike a sheet's drawings of one kind look: the share of drawings whose most alike other
+    drawing on their sheet is the same kind, by HOG, by the drawing network and by both (what the
+    sheet's joint labelling uses).
+
+    Example: sheetscan bench drawings --n 40 --seed 1 --level phone --held-out-styles
+    """
+    from sheetscan.lab.alike import bench_drawings
+    from sheetscan.reading.batch import default_jobs
+
+    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs())
+    print_figures(f, as_json, f"{f['drawings']} drawings on {f['sheets']} sheets: the most alike other drawing of its "
+                  f"sheet is the same kind for {f['both']:.1%} (HOG alone {f['hog']:.1%}, the network alone {f['network']:.1%})")
+
+
 @bench_app.command("games")
 def bench_games_command(
     n: int = typer.Option(1000, "--n", min=1, help="Number of games."),

@@ -71,21 +71,22 @@ class Samples:
 
 def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
             skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
-            sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
+            sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False) -> Samples:
     """Samples of the synthetic photos ``indices`` of run ``seed``; levels and sheets per photo
     are taken in turn (photo i: ``levels[i % len]``, ``sheets_per_photo[i % len]``).
 
     Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training), and
     so are sheets the locator misses; ``scramble`` fills the boxes at random (see
     synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
-    level's range).
+    level's range); ``held_out_styles`` draws the sheets by the hands held out of training (never
+    a training set's: for measuring).
     """
     layout = load_layout()
     parts: dict[str, list] = {}
     sheets = 0
     for index in indices:
         photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
-                            megapixels=megapixels, scramble=scramble)
+                            megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles)
         if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -102,12 +103,14 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
 
 def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
-                     megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,)) -> Samples:
+                     megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,),
+                     held_out_styles: bool = False) -> Samples:
     """``collect`` over ``jobs`` processes; the result does not depend on ``jobs``."""
     chunks = [range(start, count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
-                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs))
+                              [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs,
+                              [held_out_styles] * jobs))
     merged = []
     for field in ("patches", "labels", "photos"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sheetscan.lab.alike import alike_shares, sheet_kinds
 from sheetscan.lab.export import Weights, calibrated_model, network_model, write_model_set
 from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS
 from sheetscan.reading.networks import Network, head_slices
@@ -119,11 +120,6 @@ CONTRAST_TEMPERATURE = 0.1
 SHEETS_PER_BATCH = 12
 
 
-def sheet_kinds(labels: np.ndarray) -> np.ndarray:
-    """Decoration class indices as kinds: a tree with its Spring/Summer mark is the same drawing."""
-    return np.where(labels == CELL_CLASSES["decoration"].index("tree_late"), CELL_CLASSES["decoration"].index("tree"), labels)
-
-
 def train_drawing_net(patches: np.ndarray, kinds: np.ndarray, sheets: np.ndarray, *, seed: int, epochs: int,
                       architecture: Architecture = SMALL, progress=None) -> Network:
     """Train the drawing network on (n, h, w) ink ``patches`` of decorated cells, each with its
@@ -153,21 +149,6 @@ def train_drawing_net(patches: np.ndarray, kinds: np.ndarray, sheets: np.ndarray
         if progress:
             progress(epoch, float(loss.detach()))
     return _to_network(network, (height, width), DRAWING_CLASSES)
-
-
-def nearest_same_kind(similarity_of, patches: np.ndarray, kinds: np.ndarray, sheets: np.ndarray) -> float:
-    """The share of drawings whose most alike other drawing on their sheet (by
-    ``similarity_of(patches) -> (n, n)``) is the same kind."""
-    right = seen = 0
-    for sheet in np.unique(sheets):
-        own = np.flatnonzero(sheets == sheet)
-        if len(own) < 2:
-            continue
-        similarity = similarity_of(patches[own])
-        np.fill_diagonal(similarity, -np.inf)
-        right += int((kinds[own][similarity.argmax(axis=1)] == kinds[own]).sum())
-        seen += len(own)
-    return right / max(seen, 1)
 
 
 def fit_temperatures(classes: tuple[str, ...], logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -329,7 +310,6 @@ def _drawing_models(samples, seed: int, passes: dict[str, int], plan: TrainingPl
     """The drawing network, trained on the decorated cells of ``samples``, with the share of
     validation drawings whose most alike other drawing on their sheet is the same kind."""
     from sheetscan.lab.dataset import collect_parallel
-    from sheetscan.reading.groups import drawing_features, drawing_similarity
 
     decorated = samples.labels["drawing"] > 0
     net = train_drawing_net(samples.patches["drawing"][decorated], sheet_kinds(samples.labels["drawing"][decorated]),
@@ -338,12 +318,7 @@ def _drawing_models(samples, seed: int, passes: dict[str, int], plan: TrainingPl
                             progress=lambda e, loss: say(f"  drawing epoch {e + 1}/{passes['drawing']}: loss {loss:.4f}"))
     validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, "drawings", (metadata["held_out_pen"],),
                                   jobs, plan.scramble, plan.megapixels, plan.sheets_per_photo)
-    decorated = validation.labels["drawing"] > 0
-    patches, kinds = validation.patches["drawing"][decorated], sheet_kinds(validation.labels["drawing"][decorated])
-    sheets = validation.photos["drawing"][decorated]
-    nearest = {"hog": nearest_same_kind(lambda p: drawing_features(p) @ drawing_features(p).T, patches, kinds, sheets),
-               "network": nearest_same_kind(lambda p: drawing_similarity(np.zeros((len(p), 1)), net.logits(p)), patches, kinds, sheets),
-               "both": nearest_same_kind(lambda p: drawing_similarity(drawing_features(p), net.logits(p)), patches, kinds, sheets)}
+    nearest = alike_shares(validation, net)
     say(f"  on {VALIDATION_PHOTOS} unseen photos, the most alike other drawing of a sheet is the same kind: {nearest}")
     return {"drawing": calibrated_model(net, np.ones(len(DRAWING_CLASSES), np.float32),
                                         {**metadata, "validation_nearest_same_kind": json.dumps(nearest)})}
