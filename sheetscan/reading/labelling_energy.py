@@ -74,9 +74,10 @@ class Problem:
 
     def unplaced_of_label(self, label: int, labels: np.ndarray) -> int:
         """Cells given ``label`` in ``labels`` that no logged decoration of that label can be."""
-        key = (label, (labels == label).tobytes())
+        given = labels == label
+        key = (label, given.tobytes())
         if key not in self._unplaced:
-            rows = np.flatnonzero(labels == label)
+            rows = np.flatnonzero(given)
             fits = self.may_lie[np.ix_(rows, np.flatnonzero(self.slot_kinds == label))]
             self._unplaced[key] = len(rows) - len(maximum_matching([np.flatnonzero(row).tolist() for row in fits]))
         return self._unplaced[key]
