@@ -251,7 +251,7 @@ def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np
     full matching only on the result."""
     n, kinds = len(start), len(KINDS)
     drawn_as = DRAWN_AS.tolist()
-    unary = (-NETWORK_WEIGHT * problem.log_p - problem.known_fit + PLACE_COST * problem.off_log).tolist()
+    unary = (problem.unary + PLACE_COST * problem.off_log).tolist()
     pairs = problem.pairs.tolist()
     wanted = problem.counts.tolist()
     labels = start.tolist()

@@ -56,6 +56,7 @@ class Problem:
                  logged: list[tuple[int, frozenset[Cell]]], known_fit: np.ndarray | None = None):
         self.log_p = np.log(np.clip(label_probabilities / label_probabilities.sum(axis=1, keepdims=True), 1e-4, 1))
         self.known_fit = np.zeros((len(cells), LABELS)) if known_fit is None else known_fit
+        self.unary = -NETWORK_WEIGHT * self.log_p - self.known_fit  # (n, LABELS): each cell's own terms
         self.pairs = similarity - SAME_DRAWING
         np.fill_diagonal(self.pairs, 0)
         self.counts = np.bincount([label for label, _ in logged], minlength=LABELS)
@@ -104,7 +105,6 @@ class TrackedLabels:
 
     def __init__(self, problem: Problem, labels: np.ndarray):
         self.problem, self.labels, drawn = problem, labels, DRAWN_AS[labels]
-        self.unary = -NETWORK_WEIGHT * problem.log_p - problem.known_fit
         self.alike = np.stack([problem.pairs[:, drawn == kind].sum(axis=1) for kind in range(len(KINDS))], axis=1)
         self.label_counts = np.bincount(self.labels, minlength=LABELS)
         self.unplaced = [problem.unplaced_of_label(label, self.labels) for label in range(LABELS)]
@@ -119,7 +119,8 @@ class TrackedLabels:
         one label losing a cell and another gaining one, a cell fewer is unplaced at the most)."""
         old = self.labels[cell]
         counts, wanted = self.label_counts, self.problem.counts
-        rest = (self.unary[cell, label] - self.unary[cell, old]
+        unary = self.problem.unary
+        rest = (unary[cell, label] - unary[cell, old]
                 + self.alike[cell, DRAWN_AS[old]] - self.alike[cell, DRAWN_AS[label]]
                 + COUNT_COST * (abs(counts[label] + 1 - wanted[label]) - abs(counts[label] - wanted[label])
                                 + abs(counts[old] - 1 - wanted[old]) - abs(counts[old] - wanted[old])))
@@ -136,7 +137,8 @@ class TrackedLabels:
         are unplaced at the most)."""
         a, b = self.labels[first], self.labels[second]
         drawn_a, drawn_b = DRAWN_AS[a], DRAWN_AS[b]
-        rest = self.unary[first, b] - self.unary[first, a] + self.unary[second, a] - self.unary[second, b]
+        unary = self.problem.unary
+        rest = unary[first, b] - unary[first, a] + unary[second, a] - unary[second, b]
         if drawn_a != drawn_b:
             rest += (self.alike[first, drawn_a] - self.alike[first, drawn_b] + self.alike[second, drawn_b]
                      - self.alike[second, drawn_a] + 2 * self.problem.pairs[first, second])
