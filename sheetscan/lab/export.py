@@ -2,7 +2,7 @@
 
 The patch network (see train.py): three 3x3 convolutions, each followed by ReLU and 2x2 max
 pooling, a hidden dense layer with ReLU and the output layer. Any ONNX tool can open, inspect
-and run the files; the reader runs them with OpenCV's dnn module (reading/networks.py).
+and run the files; the reader runs them with ONNX Runtime (reading/networks.py).
 """
 
 from __future__ import annotations

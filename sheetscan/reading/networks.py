@@ -1,4 +1,4 @@
-"""The patch networks the reader runs: standard ONNX files, one per network, run by OpenCV's dnn.
+"""The patch networks the reader runs: standard ONNX files, one per network, run by ONNX Runtime.
 
 A model set is a folder holding one ``<network>.onnx`` per network (``models/cells`` holds
 ``decoration.onnx`` and ``water.onnx``). Each file carries its class names and each class's
@@ -19,13 +19,18 @@ from typing import Mapping
 import cv2
 import numpy as np
 import onnx
+import onnxruntime
 from google.protobuf.message import DecodeError
+from onnxruntime.capi import onnxruntime_pybind11_state as runtime_errors
 
 from sheetscan.errors import ModelError
 
 CLASSES_KEY = "classes"  # metadata: the output layer's class names, a JSON list
 TEMPERATURE_KEY = "temperature"  # metadata: each class's softmax temperature, a JSON list (absent: 1)
 SHIPPED_MODELS = "sheetscan.models"  # the package that holds the trained model sets
+# what ONNX Runtime raises on a graph it cannot run (its errors derive from Exception alone)
+UNRUNNABLE = (runtime_errors.Fail, runtime_errors.InvalidGraph, runtime_errors.InvalidProtobuf,
+              runtime_errors.InvalidArgument, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
 
 
 def shipped_model_set(name: str) -> Path:
@@ -48,7 +53,8 @@ class Network:
     # probabilities the decoder weighs are calibrated; None: 1 (as trained)
     temperature: np.ndarray | None
     metadata: Mapping[str, str]  # everything in the file's metadata, the training plan's figures too
-    _runner: list = field(default_factory=list, init=False, repr=False, compare=False)  # the OpenCV network, made once
+    # the ONNX Runtime session for each thread count asked for, made when first asked
+    _runner: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_model(cls, model: onnx.ModelProto) -> "Network":
@@ -58,18 +64,25 @@ class Network:
         return cls(model.SerializeToString(), tuple(json.loads(metadata[CLASSES_KEY])),
                    None if temperature is None else np.asarray(json.loads(temperature), np.float32), metadata)
 
-    def _network(self):
-        if not self._runner:
-            self._runner.append(cv2.dnn.readNetFromONNX(np.frombuffer(self.model, np.uint8)))
-        return self._runner[0]
+    def _network(self) -> onnxruntime.InferenceSession:
+        """The session that runs the network, on as many threads as OpenCV is set to use (the
+        one setting batch.py and the benches turn: a batch's workers run single-threaded)."""
+        threads = max(cv2.getNumThreads(), 1)
+        if threads not in self._runner:
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+            self._runner[threads] = onnxruntime.InferenceSession(self.model, options,
+                                                                  providers=["CPUExecutionProvider"])
+        return self._runner[threads]
 
     def logits(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) output layer of (n, h, w) float32 ink patches."""
         if not len(patches):
             return np.empty((0, len(self.classes)), np.float32)
-        runner = self._network()
-        runner.setInput(np.ascontiguousarray(patches[:, None], dtype=np.float32))
-        return runner.forward().copy()
+        session = self._network()
+        (logits,) = session.run(None, {session.get_inputs()[0].name:
+                                       np.ascontiguousarray(patches[:, None], dtype=np.float32)})
+        return logits
 
     def probabilities(self, patches: np.ndarray) -> np.ndarray:
         """(n, K) class probabilities of (n, h, w) float32 ink patches, softmax per head."""
@@ -86,8 +99,8 @@ class Network:
         """Each head's (n, K_head) probabilities."""
         return split_heads(self.classes, self.probabilities(patches))
 
-    def __getstate__(self) -> dict:  # OpenCV networks do not pickle: workers rebuild theirs
-        return {**self.__dict__, "_runner": []}
+    def __getstate__(self) -> dict:  # sessions do not pickle: workers make their own
+        return {**self.__dict__, "_runner": {}}
 
 
 @dataclass(frozen=True)
@@ -126,8 +139,8 @@ def load_networks(folder: Path, classes: dict[str, tuple[str, ...]], rebuild: st
         path = network_path(folder, name)
         try:
             nets[name] = Network.from_model(onnx.load(path))
-            nets[name]._network()  # a graph OpenCV cannot run fails here, not on the first photo
-        except (OSError, DecodeError, KeyError, ValueError, cv2.error):
+            nets[name]._network()  # a graph the runtime cannot run fails here, not on the first photo
+        except (OSError, DecodeError, KeyError, ValueError, *UNRUNNABLE):
             raise ModelError(f"{path}: no usable model; rebuild it with '{rebuild}'") from None
         if nets[name].classes != expected:
             raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
