@@ -3,9 +3,10 @@
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from sheetscan.game.audit import audit
-from sheetscan.game.garden import SheetRecord, Turn, TurnKind
+from sheetscan.game.audit import audit, pond_findings
+from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, Turn, TurnKind, orthogonal_neighbours, ponds
 from sheetscan.game.rules import Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
@@ -48,6 +49,33 @@ def test_a_pond_enclosing_earth_is_found():
 def test_a_pond_against_the_grid_corner_encloses_nothing():
     garden = make_garden(["......"] * 6, [".~....", "~~....", "......", "......", "......", "......"])
     assert kinds(SheetRecord(garden)) == set()
+
+
+def _enclosed_cell_by_cell(garden, pond):
+    """The rule as written: earth from which no path of cells outside ``pond`` reaches the edge."""
+    def reaches_edge(start):
+        seen, frontier = {start}, [start]
+        while frontier:
+            cell = frontier.pop()
+            if len(orthogonal_neighbours(cell)) < 4:
+                return True
+            for neighbour in orthogonal_neighbours(cell):
+                if neighbour not in pond and neighbour not in seen:
+                    seen.add(neighbour)
+                    frontier.append(neighbour)
+        return False
+    return [cell for cell in ALL_CELLS if not garden.is_water(cell) and not reaches_edge(cell)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.booleans(), min_size=36, max_size=36))
+def test_the_earth_a_pond_encloses_is_the_rules(water_cells):
+    """The auditor grows the cells reached from the edge as bits of an int (for speed): it must
+    find the earth a cell-by-cell search finds, pond by pond."""
+    garden = Garden(Garden.empty().decorations, tuple(tuple(water_cells[r * 6:(r + 1) * 6]) for r in range(6)))
+    expected = [cells for pond in ponds(garden) if (cells := _enclosed_cell_by_cell(garden, pond))]
+    found = [finding.cells for finding in pond_findings(garden) if finding.kind == "pond_encloses_earth"]
+    assert found == [tuple(cells) for cells in expected]
 
 
 def test_more_than_four_ponds_are_found():

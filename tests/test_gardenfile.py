@@ -1,6 +1,9 @@
 """Garden files: the golden form round-trips; malformed files name the file and the problem."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -16,6 +19,30 @@ GOOD = {"cells": ["......"] * 6, "water": ["......"] * 6, "tree_late": []}
 def test_a_record_round_trips_through_the_file_form():
     record = play_game(3).record
     assert record_from_dict(json.loads(json.dumps(record_to_dict(record)))) == record
+
+
+_PICKLE_A_RECORD = """
+import pickle, sys
+from sheetscan.game.simulate import play_game
+record = play_game(3).record
+hash(record.garden), [hash(turn) for turn in record.turns]  # cached on the objects
+sys.stdout.buffer.write(pickle.dumps(record))
+"""
+_LOOK_IT_UP = """
+import pickle, sys
+from sheetscan.game.simulate import play_game
+sent, fresh = pickle.loads(sys.stdin.buffer.read()), play_game(3).record
+print(sent.garden in {fresh.garden: 1}, all(turn in set(fresh.turns) for turn in sent.turns))
+"""
+
+
+def test_a_garden_sent_to_another_process_hashes_as_that_process_does():
+    """Gardens and turns keep their hash once worked out; a batch's workers get them pickled,
+    and a str's hash differs from process to process, so the cached hash must not travel."""
+    def run(code, seed, given=None):
+        return subprocess.run([sys.executable, "-c", code], input=given, capture_output=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+    assert run(_LOOK_IT_UP, "2", run(_PICKLE_A_RECORD, "1")).split() == [b"True", b"True"]
 
 
 def test_golden_files_load():

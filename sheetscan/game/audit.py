@@ -7,7 +7,6 @@ sentence a person can read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Hashable, Mapping, Sequence
 
 from sheetscan.game.garden import (
@@ -29,9 +28,12 @@ from sheetscan.game.rules import (
     MAX_PONDS,
     MAX_PRUNINGS,
     Decoration,
+    TURN_COUNT,
     Season,
 )
 from sheetscan.game.score import Score
+
+LATE_TURNS = tuple(Season.of_turn(index).is_late for index in range(TURN_COUNT))  # per 0-based turn
 
 
 @dataclass(frozen=True)
@@ -70,11 +72,6 @@ def human_cell(cell: Cell) -> str:
 
 def pond_findings(garden: Garden) -> list[Finding]:
     """Pond placement: ponds touching (even diagonally), earth enclosed, too many ponds."""
-    return list(_pond_findings(garden))
-
-
-@lru_cache(maxsize=1024)  # the decoder audits many records that share a garden
-def _pond_findings(garden: Garden) -> tuple[Finding, ...]:
     found = ponds(garden)
     findings = []
     for index, pond in enumerate(found):
@@ -106,7 +103,7 @@ def _pond_findings(garden: Garden) -> tuple[Finding, ...]:
                 tuple(min(pond) for pond in found),
             )
         )
-    return tuple(findings)
+    return findings
 
 
 def _touching(pond: frozenset[Cell], other: frozenset[Cell]) -> tuple[Cell, ...]:
@@ -114,18 +111,27 @@ def _touching(pond: frozenset[Cell], other: frozenset[Cell]) -> tuple[Cell, ...]
     return tuple(sorted(c for c in pond if any(n in other for n in surrounding_cells(c))))
 
 
+def _cell_bits(cells) -> int:
+    """``cells`` as bits of an int, bit ``GRID_SIZE * row + col`` per cell."""
+    return sum(1 << (GRID_SIZE * r + c) for r, c in cells)
+
+
+ALL_BITS = _cell_bits(ALL_CELLS)
+EDGE_BITS = _cell_bits(cell for cell in ALL_CELLS if min(cell) == 0 or max(cell) == GRID_SIZE - 1)
+
+
 def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
-    """Earth cells that cannot reach the grid's edge without crossing ``pond``."""
-    reachable = [
-        cell for cell in ALL_CELLS if cell not in pond and (min(cell) == 0 or max(cell) == GRID_SIZE - 1)
-    ]
-    seen = set(reachable)
-    while reachable:
-        for neighbour in orthogonal_neighbours(reachable.pop()):
-            if neighbour not in pond and neighbour not in seen:
-                seen.add(neighbour)
-                reachable.append(neighbour)
-    return [cell for cell in ALL_CELLS if cell not in pond and cell not in seen and not garden.is_water(cell)]
+    """Earth cells that cannot reach the grid's edge without crossing ``pond``. The cells reached
+    from the edge grow a step at a time, all at once as the bits of an int: the decoder audits
+    hundreds of gardens a sheet, and a cell-by-cell search was most of their time. (A shift by
+    one bit carries a row's last cell to the next row's first: both on the edge, reached already.)"""
+    open_cells = ALL_BITS & ~_cell_bits(pond)
+    reached, grown = 0, EDGE_BITS & open_cells
+    while grown != reached:
+        reached = grown
+        grown = open_cells & (reached | reached << 1 | reached >> 1 | reached << GRID_SIZE | reached >> GRID_SIZE)
+    enclosed = open_cells & ~reached
+    return [cell for index, cell in enumerate(ALL_CELLS) if enclosed >> index & 1 and not garden.is_water(cell)]
 
 
 @dataclass(frozen=True)
@@ -137,24 +143,28 @@ class _Slot:
     candidates: tuple[Cell, ...]
 
 
-def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration], *, use_dots: bool) -> list[_Slot]:
+def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration]) -> list[_Slot]:
+    """Each decoration the turn log puts into the garden, with the cells of its kind it may be."""
+    decorations = garden.decorations  # read directly: the decoder audits hundreds of gardens a sheet
     slots = []
     for index, turn in enumerate(turns):
         if not turn.dice:
             continue  # a skipped turn puts nothing in the garden
-        late = Season.of_turn(index).is_late
         cells = cross_cells(turn.location) if turn.kind is TurnKind.DRAW else (turn.cell,)
-        drawn = [(cell, garden.decoration(cell)) for cell in cells]
+        drawn = [(cell, decorations[cell[0]][cell[1]]) for cell in cells]
         for die in turn.dice:
             decoration = dice_faces[die]
-            check_dot = use_dots and decoration is Decoration.TREE
-            candidates = tuple(
-                cell
-                for cell, there in drawn
-                if there is decoration and not (check_dot and (cell in garden.tree_late) != late)
-            )
-            slots.append(_Slot(index, decoration, candidates))
+            slots.append(_Slot(index, decoration, tuple(cell for cell, there in drawn if there is decoration)))
     return slots
+
+
+def _with_dots(garden: Garden, slots: list[_Slot]) -> list[_Slot]:
+    """``slots`` with each tree's cells narrowed to those whose Spring/Summer mark fits its turn's season."""
+    tree_late = garden.tree_late
+    return [slot if slot.decoration is not Decoration.TREE else
+            _Slot(slot.turn_index, slot.decoration,
+                  tuple(cell for cell in slot.candidates if (cell in tree_late) == LATE_TURNS[slot.turn_index]))
+            for slot in slots]
 
 
 def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hashable]:
@@ -194,12 +204,6 @@ def turn_log_findings(
     dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES,
 ) -> list[Finding]:
     """Whether the garden can be explained by its turn log, turn by turn."""
-    return list(_turn_log_findings(garden, turns, tuple(sorted(dice_faces.items()))))
-
-
-@lru_cache(maxsize=4096)  # the decoder audits many records that share a garden and a turn log
-def _turn_log_findings(garden: Garden, turns: tuple[Turn, ...], faces: tuple[tuple[int, Decoration], ...]) -> tuple[Finding, ...]:
-    dice_faces = dict(faces)
     findings = []
     draws = sum(turn.kind is TurnKind.DRAW for turn in turns)
     prunings = [i for i, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE]
@@ -221,11 +225,12 @@ def _turn_log_findings(garden: Garden, turns: tuple[Turn, ...], faces: tuple[tup
                 boxes=tuple(f"turn {i + 1}" for i in prunings),
             )
         )
-    slots = _slots(garden, turns, dice_faces, use_dots=True)
+    relaxed_slots = _slots(garden, turns, dice_faces)
+    slots = _with_dots(garden, relaxed_slots)
     matching = _match(slots)
     if len(matching) < len(slots):
-        relaxed_slots = _slots(garden, turns, dice_faces, use_dots=False)
-        relaxed = _match(relaxed_slots)
+        # where the marks rule no tree's cell out, the slots without them match no further
+        relaxed = _match(relaxed_slots) if slots != relaxed_slots else matching
         if len(relaxed) > len(matching):
             findings.extend(_dot_findings(garden, relaxed_slots, relaxed))
         else:
@@ -249,7 +254,7 @@ def _turn_log_findings(garden: Garden, turns: tuple[Turn, ...], faces: tuple[tup
                 unexplained,
             )
         )
-    return tuple(findings)
+    return findings
 
 
 def _dot_findings(garden: Garden, slots: list[_Slot], matching: dict[int, Cell]) -> list[Finding]:
@@ -322,13 +327,22 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
     return findings
 
 
+def garden_findings(
+    garden: Garden,
+    turns: tuple[Turn, ...] | None,
+    dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES,
+) -> list[Finding]:
+    """Pond placement and, where the turn log is known (``turns``), the turn log against the garden."""
+    findings = pond_findings(garden)
+    if turns is not None:
+        findings += turn_log_findings(garden, turns, dice_faces)
+    return findings
+
+
 def audit(
     record: SheetRecord,
     score: Score,
     dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES,
 ) -> list[Finding]:
     """Every finding on a sheet: pond placement, turn log, bonsai, pond icons, written scores."""
-    findings = pond_findings(record.garden)
-    if record.turns is not None:
-        findings += turn_log_findings(record.garden, record.turns, dice_faces)
-    return findings + sheet_findings(record, score)
+    return garden_findings(record.garden, record.turns, dice_faces) + sheet_findings(record, score)

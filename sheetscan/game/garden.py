@@ -6,7 +6,7 @@ Cells are 0-based ``(row, column)`` tuples.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
@@ -44,6 +44,22 @@ def cross_cells(location: int) -> tuple[Cell, ...]:
     return tuple(cell for cell in ALL_CELLS if cell[0] == location - 1 or cell[1] == location - 1)
 
 
+def _hash_once(self) -> int:
+    """The hash dataclass would give (of the fields' tuple), worked out once per object: the
+    decoder's caches key on the same gardens and turns thousands of times a sheet, and an
+    Enum's hash runs in Python."""
+    cached = self.__dict__.get("_hash")
+    if cached is None:
+        cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
+        object.__setattr__(self, "_hash", cached)
+    return cached
+
+
+def _state_without_hash(self) -> dict:
+    """What pickles: the fields, not the cached hash (a str's hash differs between processes)."""
+    return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+
+
 @dataclass(frozen=True)
 class Garden:
     """The 6x6 garden: a decoration or None per cell, earth or water, late trees.
@@ -60,6 +76,9 @@ class Garden:
     decorations: tuple[tuple[Decoration | None, ...], ...]
     water: tuple[tuple[bool, ...], ...]
     tree_late: frozenset[Cell] = frozenset()
+
+    __hash__ = _hash_once
+    __getstate__ = _state_without_hash
 
     @classmethod
     def empty(cls) -> "Garden":
@@ -162,6 +181,9 @@ class Turn:
     dice: tuple[int, ...] = ()
     location: int | None = None
     cell: Cell | None = None
+
+    __hash__ = _hash_once
+    __getstate__ = _state_without_hash
 
 
 def turn_text(turn: Turn) -> str:

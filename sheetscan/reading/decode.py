@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from sheetscan.game.audit import Finding, audit, human_cell
+from sheetscan.game.audit import Finding, garden_findings, human_cell, sheet_findings
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
@@ -325,10 +325,13 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     ``groups``, cells drawn alike may also take another kind together, and when the sheet still
     contradicts itself its drawings are labelled together with its turn log (labelling.py)."""
 
-    scores = lru_cache(maxsize=None)(partial(score, rules=rules))  # many records share a garden
+    # many records share a garden (and a turn log): each is scored and audited once, in this
+    # sheet's decode (a new photo's gardens are new)
+    scores = lru_cache(maxsize=None)(partial(score, rules=rules))
+    gardens_findings = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
 
-    def findings_of(record: SheetRecord) -> list[Finding]:
-        return audit(record, scores(record.garden), dice_faces)
+    def findings_of(record: SheetRecord) -> list[Finding]:  # audit.audit's, in its order
+        return [*gardens_findings(record.garden, record.turns), *sheet_findings(record, scores(record.garden))]
 
     first = best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
