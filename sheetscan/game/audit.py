@@ -17,7 +17,6 @@ from sheetscan.game.garden import (
     Turn,
     TurnKind,
     cross_cells,
-    orthogonal_neighbours,
     ponds,
     surrounding_cells,
 )
