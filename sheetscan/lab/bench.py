@@ -20,6 +20,7 @@ from sheetscan.game.rules import DECORATION_BY_LETTER
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.design.layout import Layout, load_layout
+from sheetscan.lab.peak import peak_memory_kib
 from sheetscan.lab.stats import wilson_interval
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.synthetic.synth import match_truth, synth_photo
@@ -193,21 +194,6 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     }
 
 
-# `sheetscan score` with its own peak memory written to the file its first argument names, as it
-# ends: /proc's VmHWM, of the program alone. A child's rusage would count the pages it shared
-# with this bench until it started the program (up to the bench's own size: 905 MB once, for a
-# score process of 270).
-_PEAK_OF_SCORE = """import atexit, sys
-from pathlib import Path
-import cli
-peak = Path(sys.argv.pop(1))
-status = Path("/proc/self/status")
-atexit.register(lambda: peak.write_text(next(line.split()[1] for line in status.read_text().splitlines()
-                                             if line.startswith("VmHWM:"))))
-cli.main()
-"""
-
-
 def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
                 repeats: int = 7) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
@@ -230,12 +216,10 @@ def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: 
             reads.append(time.perf_counter() - start)
     finally:
         cv2.setNumThreads(threads)
-    layout_file, peak_file = folder / "layout.json", folder / "peak-kib"
+    layout_file = folder / "layout.json"
     layout_file.write_text(json.dumps(layout.document))
     # its memory counts whatever it finds (a layout made from a photo may miss this sheet: exit 3)
-    subprocess.run([sys.executable, "-c", _PEAK_OF_SCORE, str(peak_file), "score", "--json", "--layout",
-                    str(layout_file), str(path)], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak_kib = int(peak_file.read_text())
+    peak_kib = peak_memory_kib(["score", "--json", "--layout", str(layout_file), str(path)])
     read, decode = float(np.median(reads)), float(np.median(decodes))
     return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
             "read_to_decode_ratio": round(read / decode, 2), "peak_memory_mb": round(peak_kib / 1024)}
