@@ -1,11 +1,12 @@
 """The auditor: legal games have no findings; each violation injected alone is found."""
 
 from dataclasses import replace
+from itertools import product
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sheetscan.game.audit import audit, pond_findings
+from sheetscan.game.audit import audit, maximum_matching, pond_findings
 from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, Turn, TurnKind, orthogonal_neighbours, ponds
 from sheetscan.game.rules import Decoration
 from sheetscan.game.score import score
@@ -76,6 +77,28 @@ def test_the_earth_a_pond_encloses_is_the_rules(water_cells):
     expected = [cells for pond in ponds(garden) if (cells := _enclosed_cell_by_cell(garden, pond))]
     found = [finding.cells for finding in pond_findings(garden) if finding.kind == "pond_encloses_earth"]
     assert found == [tuple(cells) for cells in expected]
+
+
+def _largest_matching_size(candidates):
+    """By brute force: the most items that can each take a distinct partner of their own."""
+    best = 0
+    for choice in product(*[[*options, None] for options in candidates]):
+        taken = [partner for partner in choice if partner is not None]
+        if len(set(taken)) == len(taken):
+            best = max(best, len(taken))
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 4), max_size=4, unique=True), max_size=6))
+def test_the_turn_log_matching_is_a_largest_one(candidates):
+    """The matching takes an item's first free partner without a search (for speed): it must
+    still give each matched item one of its own partners, no partner twice, and as many items
+    as any matching can."""
+    matching = maximum_matching(candidates)
+    assert all(partner in candidates[index] for index, partner in matching.items())
+    assert len(set(matching.values())) == len(matching)
+    assert len(matching) == _largest_matching_size(candidates)
 
 
 def test_more_than_four_ponds_are_found():

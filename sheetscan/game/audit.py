@@ -7,7 +7,7 @@ sentence a person can read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Mapping, Sequence
+from typing import Hashable, Mapping, NamedTuple, Sequence
 
 from sheetscan.game.garden import (
     ALL_CELLS,
@@ -16,6 +16,7 @@ from sheetscan.game.garden import (
     SheetRecord,
     Turn,
     TurnKind,
+    cell_bits,
     cross_cells,
     ponds,
     surrounding_cells,
@@ -32,6 +33,8 @@ from sheetscan.game.rules import (
 )
 from sheetscan.game.score import Score
 
+ALL_CATEGORIES = frozenset(CATEGORIES)
+WRITTEN_BOXES = tuple(f"written {category}" for category in CATEGORIES)
 LATE_TURNS = tuple(Season.of_turn(index).is_late for index in range(TURN_COUNT))  # per 0-based turn
 
 
@@ -110,13 +113,8 @@ def _touching(pond: frozenset[Cell], other: frozenset[Cell]) -> tuple[Cell, ...]
     return tuple(sorted(c for c in pond if any(n in other for n in surrounding_cells(c))))
 
 
-def _cell_bits(cells) -> int:
-    """``cells`` as bits of an int, bit ``GRID_SIZE * row + col`` per cell."""
-    return sum(1 << (GRID_SIZE * r + c) for r, c in cells)
-
-
-ALL_BITS = _cell_bits(ALL_CELLS)
-EDGE_BITS = _cell_bits(cell for cell in ALL_CELLS if min(cell) == 0 or max(cell) == GRID_SIZE - 1)
+ALL_BITS = cell_bits(ALL_CELLS)
+EDGE_BITS = cell_bits(cell for cell in ALL_CELLS if min(cell) == 0 or max(cell) == GRID_SIZE - 1)
 
 
 def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
@@ -124,7 +122,7 @@ def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
     from the edge grow a step at a time, all at once as the bits of an int: the decoder audits
     hundreds of gardens a sheet, and a cell-by-cell search was most of their time. (A shift by
     one bit carries a row's last cell to the next row's first: both on the edge, reached already.)"""
-    open_cells = ALL_BITS & ~_cell_bits(pond)
+    open_cells = ALL_BITS & ~cell_bits(pond)
     reached, grown = 0, EDGE_BITS & open_cells
     while grown != reached:
         reached = grown
@@ -133,9 +131,8 @@ def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
     return [cell for index, cell in enumerate(ALL_CELLS) if enclosed >> index & 1 and not garden.is_water(cell)]
 
 
-@dataclass(frozen=True)
-class _Slot:
-    """One decoration a turn put into the garden."""
+class _Slot(NamedTuple):
+    """One decoration a turn put into the garden (a named tuple: the decoder makes thousands a sheet)."""
 
     turn_index: int
     decoration: Decoration
@@ -150,10 +147,10 @@ def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Dec
         if not turn.dice:
             continue  # a skipped turn puts nothing in the garden
         cells = cross_cells(turn.location) if turn.kind is TurnKind.DRAW else (turn.cell,)
-        drawn = [(cell, decorations[cell[0]][cell[1]]) for cell in cells]
         for die in turn.dice:
             decoration = dice_faces[die]
-            slots.append(_Slot(index, decoration, tuple(cell for cell, there in drawn if there is decoration)))
+            slots.append(_Slot(index, decoration, tuple([cell for cell in cells
+                                                          if decorations[cell[0]][cell[1]] is decoration])))
     return slots
 
 
@@ -181,8 +178,11 @@ def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hash
                 return True
         return False
 
-    for index in range(len(candidates)):
-        place(index, set())
+    for index, partners in enumerate(candidates):
+        if partners and partners[0] not in owner:
+            owner[partners[0]] = index  # what place() does first, without its call: the usual case
+        elif partners:
+            place(index, set())
     return {index: partner for partner, index in owner.items()}
 
 
@@ -206,7 +206,7 @@ def turn_log_findings(
     findings = []
     draws = sum(turn.kind is TurnKind.DRAW for turn in turns)
     prunings = [i for i, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE]
-    drawn = [cell for cell, _ in garden.decorated_cells()]
+    drawn = [cell for cell in ALL_CELLS if garden.decorations[cell[0]][cell[1]] is not None]
     expected = 2 * draws + len(prunings)
     if len(drawn) != expected:
         findings.append(
@@ -281,7 +281,7 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
     """Bonsai and pond icons against the turn log and the garden; written vs computed."""
     findings = []
     if record.turns is not None and record.bonsai_pruned is not None:
-        prunings = sum(turn.kind is TurnKind.PRUNE for turn in record.turns)
+        prunings = [turn.kind for turn in record.turns].count(TurnKind.PRUNE)
         if prunings != record.bonsai_pruned:
             findings.append(
                 Finding(
@@ -300,25 +300,23 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
                     boxes=tuple(f"pond icon {i + 1}" for i, m in enumerate(record.ponds_marked) if m),
                 )
             )
-    parts = CATEGORIES[:-1]
-    if record.written is not None and all(c in record.written for c in CATEGORIES):
-        added = sum(record.written[c] for c in parts)
-        if added != record.written["total"]:
+    written = record.written
+    if written is not None and written.keys() >= ALL_CATEGORIES:
+        added = sum([written[c] for c in CATEGORIES[:-1]])
+        if added != written["total"]:
             findings.append(
                 Finding(
                     "written_sum",
-                    f"the written categories add up to {added}, but the written total is {record.written['total']}",
-                    boxes=tuple(f"written {c}" for c in CATEGORIES),
+                    f"the written categories add up to {added}, but the written total is {written['total']}",
+                    boxes=WRITTEN_BOXES,
                 )
             )
-    for category in CATEGORIES:
-        if record.written is None or category not in record.written:
-            continue
-        if record.written[category] != score.breakdown[category]:
+    for category in CATEGORIES if written is not None else ():
+        if category in written and written[category] != score.breakdown[category]:
             findings.append(
                 Finding(
                     "written_differs",
-                    f"{category}: written {record.written[category]}, "
+                    f"{category}: written {written[category]}, "
                     f"the rules give {score.breakdown[category]}",
                     boxes=(f"written {category}",),
                 )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 from sheetscan.game.rules import GRID_SIZE, Decoration
 
@@ -55,9 +55,10 @@ def _hash_once(self) -> int:
     return cached
 
 
-def _state_without_hash(self) -> dict:
-    """What pickles: the fields, not the cached hash (a str's hash differs between processes)."""
-    return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+def _state_without_caches(self) -> dict:
+    """What pickles: the fields, not what is worked out from them (a str's hash differs between
+    processes)."""
+    return {name: value for name, value in self.__dict__.items() if not name.startswith("_")}
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class Garden:
     tree_late: frozenset[Cell] = frozenset()
 
     __hash__ = _hash_once
-    __getstate__ = _state_without_hash
+    __getstate__ = _state_without_caches
 
     @classmethod
     def empty(cls) -> "Garden":
@@ -137,23 +138,40 @@ class Garden:
         )
 
 
+def cell_bits(cells: Iterable[Cell]) -> int:
+    """``cells`` as bits of an int, bit ``GRID_SIZE * row + col`` per cell."""
+    return sum(1 << (GRID_SIZE * r + c) for r, c in cells)
+
+
 def ponds(garden: Garden) -> list[frozenset[Cell]]:
-    """The ponds: orthogonally connected groups of water cells, in reading order."""
+    """The ponds: orthogonally connected groups of water cells, in reading order. Found once per
+    garden (the scorer and the auditor both ask, of hundreds of gardens a sheet in the decoder)."""
+    found = garden.__dict__.get("_ponds")
+    if found is None:
+        found = _connected_water(garden.water)
+        object.__setattr__(garden, "_ponds", found)
+    return list(found)
+
+
+def _connected_water(water: tuple[tuple[bool, ...], ...]) -> tuple[frozenset[Cell], ...]:
+    """The orthogonally connected groups of True cells of ``water``, in reading order."""
     seen: set[Cell] = set()
     found = []
     for start in ALL_CELLS:
-        if start in seen or not garden.is_water(start):
+        if start in seen or not water[start[0]][start[1]]:
             continue
+        # grown depth first: the order its cells join the set is the order a frozenset of
+        # them iterates in, which the synthetic sheets' pond drawings follow
         group = {start}
         frontier = [start]
         while frontier:
             for neighbour in orthogonal_neighbours(frontier.pop()):
-                if neighbour not in group and garden.is_water(neighbour):
+                if neighbour not in group and water[neighbour[0]][neighbour[1]]:
                     group.add(neighbour)
                     frontier.append(neighbour)
         seen |= group
         found.append(frozenset(group))
-    return found
+    return tuple(found)
 
 
 class TurnKind(Enum):
@@ -183,7 +201,7 @@ class Turn:
     cell: Cell | None = None
 
     __hash__ = _hash_once
-    __getstate__ = _state_without_hash
+    __getstate__ = _state_without_caches
 
 
 def turn_text(turn: Turn) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from sheetscan.game.garden import (
     ALL_CELLS,
+    ORTHOGONAL_STEPS,
     Cell,
     Garden,
     orthogonal_neighbours,
@@ -64,64 +65,77 @@ def _manhattan(a: Cell, b: Cell) -> int:
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
 
+# The scores whose reason names no other cell, made once: the decoder scores hundreds of
+# gardens a sheet (a frozen CellScore is safe to share)
+EMPTY_WATER = CellScore(0, "penalty", "empty water")
+EMPTY_EARTH = CellScore(OUT_OF_PLACE, "penalty", "empty earth")
+BRIDGE_ON_EARTH = CellScore(OUT_OF_PLACE, "penalty", "bridge on earth")
+IN_WATER = {d: CellScore(OUT_OF_PLACE, "penalty", f"{d.category} in water") for d in Decoration}
+LANTERN_SPACED = CellScore(LANTERN_POINTS, "lantern", "lanterns well spaced")
+LANTERN_ALONE = CellScore(0, "lantern", "no second lantern (lantern_needs_pair)")
+BAMBOO_PAIRED = CellScore(BAMBOO_POINTS, "bamboo", "beside another bamboo")
+BAMBOO_ALONE = CellScore(0, "bamboo", "no bamboo beside it")
+TREE_SCORES = {late: CellScore(TREE_POINTS[late], "tree", "drawn in Spring/Summer" if late else "drawn in Autumn/Winter")
+               for late in (False, True)}
+LONE_ROCK = {in_water: CellScore(ROCK_POINTS[in_water], "rock", "lone rock in water" if in_water else "lone rock")
+             for in_water in (False, True)}
+MOSS_SCORES = tuple(CellScore(wet, "moss", f"{wet} water cell(s) beside it") for wet in range(len(ORTHOGONAL_STEPS) + 1))
+
+
 def _lantern(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
     others = [
         other
         for other in lanterns
-        if other != cell and not (rules.lantern_in_water_ignored and garden.is_water(other))
+        if other != cell and not (rules.lantern_in_water_ignored and garden.water[other[0]][other[1]])
     ]
     too_close = [other for other in others if _manhattan(cell, other) < LANTERN_MIN_DISTANCE]
     if too_close:
         r, c = too_close[0]
         return CellScore(0, "lantern", f"another lantern at ({r + 1},{c + 1}) is too close")
     if rules.lantern_needs_pair and not others:
-        return CellScore(0, "lantern", "no second lantern (lantern_needs_pair)")
-    return CellScore(LANTERN_POINTS, "lantern", "lanterns well spaced")
+        return LANTERN_ALONE
+    return LANTERN_SPACED
 
 
 def _bamboo(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
-    for neighbour in orthogonal_neighbours(cell):
-        if garden.decoration(neighbour) is Decoration.BAMBOO and not (
-            rules.bamboo_partner_on_earth and garden.is_water(neighbour)
-        ):
-            return CellScore(BAMBOO_POINTS, "bamboo", "beside another bamboo")
-    return CellScore(0, "bamboo", "no bamboo beside it")
+    decorations, water = garden.decorations, garden.water
+    for r, c in orthogonal_neighbours(cell):
+        if decorations[r][c] is Decoration.BAMBOO and not (rules.bamboo_partner_on_earth and water[r][c]):
+            return BAMBOO_PAIRED
+    return BAMBOO_ALONE
 
 
 def _tree(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
-    late = cell in garden.tree_late
-    return CellScore(TREE_POINTS[late], "tree", "drawn in Spring/Summer" if late else "drawn in Autumn/Winter")
+    return TREE_SCORES[cell in garden.tree_late]
 
 
 def _rock(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
-    in_water = garden.is_water(cell)
-    for other in surrounding_cells(cell):
-        if garden.decoration(other) is Decoration.ROCK and not (
-            rules.rock_cancel_same_terrain and garden.is_water(other) != in_water
-        ):
-            return CellScore(0, "rock", f"another rock at ({other[0] + 1},{other[1] + 1})")
-    return CellScore(ROCK_POINTS[in_water], "rock", "lone rock in water" if in_water else "lone rock")
+    decorations, water = garden.decorations, garden.water
+    in_water = water[cell[0]][cell[1]]
+    for r, c in surrounding_cells(cell):
+        if decorations[r][c] is Decoration.ROCK and not (rules.rock_cancel_same_terrain and water[r][c] != in_water):
+            return CellScore(0, "rock", f"another rock at ({r + 1},{c + 1})")
+    return LONE_ROCK[in_water]
 
 
 def _moss(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
-    wet = sum(garden.is_water(neighbour) for neighbour in orthogonal_neighbours(cell))
-    return CellScore(wet, "moss", f"{wet} water cell(s) beside it")
+    water = garden.water
+    return MOSS_SCORES[sum(water[r][c] for r, c in orthogonal_neighbours(cell))]
 
 
 def _bridge_validity(garden: Garden, cell: Cell, rules: RuleSet) -> str | None:
     """Why a bridge in water is not valid, or None when it is."""
     r, c = cell
+    decorations, water = garden.decorations, garden.water
 
     def earth(row: int, col: int) -> bool:  # the grid edge is not earth
-        return 0 <= row < GRID_SIZE and 0 <= col < GRID_SIZE and not garden.is_water((row, col))
+        return 0 <= row < GRID_SIZE and 0 <= col < GRID_SIZE and not water[row][col]
 
     if not (earth(r, c - 1) and earth(r, c + 1)) and not (earth(r - 1, c) and earth(r + 1, c)):
         return "no earth on both sides"
-    for neighbour in orthogonal_neighbours(cell):
-        if garden.decoration(neighbour) is Decoration.BRIDGE and not (
-            rules.bridge_blocked_by_water_only and not garden.is_water(neighbour)
-        ):
-            return f"bridge beside it at ({neighbour[0] + 1},{neighbour[1] + 1})"
+    for nr, nc in orthogonal_neighbours(cell):
+        if decorations[nr][nc] is Decoration.BRIDGE and not (rules.bridge_blocked_by_water_only and not water[nr][nc]):
+            return f"bridge beside it at ({nr + 1},{nc + 1})"
     return None
 
 
@@ -136,45 +150,42 @@ _ON_EARTH = {
 
 def score(garden: Garden, rules: RuleSet = RuleSet()) -> Score:
     """Score a garden exactly by ../shared/RULES.md under the rule options ``rules``."""
-    cells: dict[Cell, CellScore] = {}
+    decorations, water = garden.decorations, garden.water  # read directly: see EMPTY_WATER
+    cells: list[CellScore | None] = [None] * len(ALL_CELLS)  # in ALL_CELLS' order
     valid_bridges = []
-    lanterns = [cell for cell, decoration in garden.decorated_cells() if decoration is Decoration.LANTERN]
-    for cell in ALL_CELLS:
-        decoration = garden.decorations[cell[0]][cell[1]]
-        in_water = garden.water[cell[0]][cell[1]]
+    lanterns = [cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.LANTERN]
+    for index, cell in enumerate(ALL_CELLS):
+        decoration = decorations[cell[0]][cell[1]]
+        in_water = water[cell[0]][cell[1]]
         if decoration is None:
-            cells[cell] = (
-                CellScore(0, "penalty", "empty water")
-                if in_water
-                else CellScore(OUT_OF_PLACE, "penalty", "empty earth")
-            )
+            cells[index] = EMPTY_WATER if in_water else EMPTY_EARTH
         elif decoration is Decoration.ROCK:
-            cells[cell] = _rock(garden, cell, rules, lanterns)
+            cells[index] = _rock(garden, cell, rules, lanterns)
         elif decoration is Decoration.BRIDGE:
             if not in_water:
-                cells[cell] = CellScore(OUT_OF_PLACE, "penalty", "bridge on earth")
+                cells[index] = BRIDGE_ON_EARTH
             else:
                 invalid = _bridge_validity(garden, cell, rules)
                 if invalid:
-                    cells[cell] = CellScore(0, "bridge", invalid)
+                    cells[index] = CellScore(0, "bridge", invalid)
                 else:
-                    valid_bridges.append(cell)
+                    valid_bridges.append(index)
         elif in_water:
-            cells[cell] = CellScore(OUT_OF_PLACE, "penalty", f"{decoration.category} in water")
+            cells[index] = IN_WATER[decoration]
         else:
-            cells[cell] = _ON_EARTH[decoration](garden, cell, rules, lanterns)
+            cells[index] = _ON_EARTH[decoration](garden, cell, rules, lanterns)
     # n valid bridges score BRIDGE_POINTS[n]; the k-th (reading order) is credited the step.
-    for k, cell in enumerate(valid_bridges, start=1):
+    for k, index in enumerate(valid_bridges, start=1):
         step = _bridge_total(k) - _bridge_total(k - 1)
-        cells[cell] = CellScore(step, "bridge", f"valid bridge no. {k} of {len(valid_bridges)}")
+        cells[index] = CellScore(step, "bridge", f"valid bridge no. {k} of {len(valid_bridges)}")
 
     found_ponds = tuple(ponds(garden))
     breakdown = {category: 0 for category in CATEGORIES}
-    for cell_score in cells.values():
+    for cell_score in cells:
         breakdown[cell_score.category] += cell_score.points
     breakdown["pond"] = POND_POINTS * len(found_ponds)
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
-    grid = tuple(tuple(cells[(r, c)] for c in range(GRID_SIZE)) for r in range(GRID_SIZE))
+    grid = tuple(tuple(cells[r * GRID_SIZE : (r + 1) * GRID_SIZE]) for r in range(GRID_SIZE))
     return Score(breakdown, grid, found_ponds)
 
 

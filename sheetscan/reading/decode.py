@@ -25,7 +25,7 @@ import numpy as np
 
 from sheetscan.game.audit import Finding, garden_findings, human_cell, sheet_findings
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves, cell_moves, group_moves,
@@ -114,10 +114,14 @@ def sheet_cost(findings: list[Finding]) -> float:
     differs whenever anything written does, so it is no mistake of its own: a wrong category
     that the player added up faithfully is one mistake (the category), and so is a wrong sum
     (``written_sum``, the total the only number off)."""
-    total_differs = any(f.kind == "written_differs" and f.boxes == ("written total",) for f in findings)
-    explained = any(f.kind == "written_sum" or f.kind == "written_differs" and f.boxes != ("written total",)
-                    for f in findings)
-    mistakes = sum(not (f.kind == "written_differs" and f.boxes == ("written total",)) for f in findings)
+    total_differs = explained = False
+    mistakes = 0
+    for finding in findings:  # one pass: the decoder weighs thousands of records a sheet
+        if finding.kind == "written_differs" and finding.boxes == ("written total",):
+            total_differs = True
+            continue
+        explained = explained or finding.kind in ("written_sum", "written_differs")
+        mistakes += 1
     return FINDING_COST * (mistakes + (total_differs and not explained))
 
 
@@ -328,7 +332,17 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     # many records share a garden (and a turn log): each is scored and audited once, in this
     # sheet's decode (a new photo's gardens are new)
     scores = lru_cache(maxsize=None)(partial(score, rules=rules))
-    gardens_findings = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
+    audited = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
+    by_log_object: dict[tuple[Garden, int], tuple] = {}
+
+    def gardens_findings(garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
+        # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
+        # than a record's other checks, and most records share the log their moves leave alone.
+        # The value keeps the log alive, so no other object takes its id while this decode runs.
+        key = (garden, id(turns))
+        if key not in by_log_object:
+            by_log_object[key] = (turns, audited(garden, turns))
+        return by_log_object[key][1]
 
     def findings_of(record: SheetRecord) -> list[Finding]:  # audit.audit's, in its order
         return [*gardens_findings(record.garden, record.turns), *sheet_findings(record, scores(record.garden))]

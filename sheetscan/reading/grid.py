@@ -24,7 +24,7 @@ import numpy as np
 from sheetscan.design.layout import Layout, Region
 from sheetscan.game.rules import GRID_SIZE
 from sheetscan.reading.ink import local_ink_map
-from sheetscan.reading.outlines import CANDIDATE_LONG_SIDES, grid_candidates, pixel_scaling, scaled_points, shrunk
+from sheetscan.reading.outlines import CANDIDATE_LONG_SIDES, iter_grid_candidates, pixel_scaling, scaled_points, shrunk
 
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
@@ -368,11 +368,11 @@ def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:
     same_outline_px = SAME_OUTLINE * max(gray.shape)
     garden_side_mm = layout.region("garden").w + layout.garden_border_mm
     finer = [side for side in CANDIDATE_LONG_SIDES[1:] if side <= max(gray.shape)]
+    def inside_taken(outline: np.ndarray) -> bool:  # the candidates ask it as they go
+        centre = tuple(map(float, outline.mean(axis=0)))
+        return any(cv2.pointPolygonTest(page.astype(np.float32), centre, False) >= 0 for page in taken)
     for long_side in [CANDIDATE_LONG_SIDES[0], *finer]:
-        for outline in grid_candidates(gray, long_side):
-            centre = tuple(map(float, outline.mean(axis=0)))
-            if any(cv2.pointPolygonTest(page.astype(np.float32), centre, False) >= 0 for page in taken):
-                continue
+        for outline in iter_grid_candidates(gray, long_side, passed=inside_taken):
             if any(np.abs(outline - other).max() <= same_outline_px for other in tried):
                 continue
             tried.append(outline)

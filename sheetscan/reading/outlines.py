@@ -8,6 +8,8 @@ first: a quick look, on the binary copy, for ink where a 6x6 grid puts its inner
 
 from __future__ import annotations
 
+from typing import Callable, Iterator
+
 import cv2
 import numpy as np
 
@@ -62,12 +64,22 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 def grid_candidates(gray: np.ndarray, long_side: int = CANDIDATE_LONG_SIDES[0]) -> list[np.ndarray]:
     """Possible garden outlines, (4, 2) corners clockwise in ``gray``'s pixels, found on a copy
     ``long_side`` long: the grid-like ones first, each part the largest first."""
+    return list(iter_grid_candidates(gray, long_side))
+
+
+def iter_grid_candidates(gray: np.ndarray, long_side: int = CANDIDATE_LONG_SIDES[0],
+                         passed: Callable[[np.ndarray], bool] | None = None) -> Iterator[np.ndarray]:
+    """``grid_candidates`` one at a time, each glanced at only when it is next, and not yielded
+    where ``passed`` (asked just then) says the caller would pass it over: a sheet found on the
+    first outline takes the rest inside it without a glance. (What the caller passes over
+    depends on what it found before, which only grows: an outline passed over here would be
+    passed over where the full order puts it, so the caller tries the same outlines in turn.)"""
     # bilinear: at 12 MP five times quicker than an area average, and the sharper copy keeps a
     # small garden's border apart from what touches it (the grid's fit does not hang on the outline)
     small, factor = shrunk(gray, long_side, cv2.INTER_LINEAR)
     window = int(BINARY_WINDOW * max(small.shape)) | 1
     if window < 3 or min(small.shape) < window:  # a thumbnail: no garden to find
-        return []
+        return
     ink = cv2.adaptiveThreshold(small, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, window, BINARY_OFFSET)
     contours, _ = cv2.findContours(ink, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     min_side = MIN_GRID_SIDE * max(small.shape)
@@ -83,9 +95,17 @@ def grid_candidates(gray: np.ndarray, long_side: int = CANDIDATE_LONG_SIDES[0]) 
         sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
         if sides.min() < min_side or cv2.contourArea(contour) < MIN_FILL * area or sides.max() > 3 * sides.min():
             continue
-        quad = _clockwise(quad.astype(np.float64))
-        quads.append((grid_likeness(ink, quad) >= GRID_LIKE, area, scaled_points(quad, 1 / factor)))
-    return [quad for _, _, quad in sorted(quads, key=lambda item: (not item[0], -item[1]))]
+        quads.append((area, _clockwise(quad.astype(np.float64))))
+    not_grid_like = []
+    for _, quad in sorted(quads, key=lambda item: -item[0]):
+        outline = scaled_points(quad, 1 / factor)
+        if passed is not None and passed(outline):
+            continue
+        if grid_likeness(ink, quad) >= GRID_LIKE:
+            yield outline
+        else:
+            not_grid_like.append(outline)
+    yield from (outline for outline in not_grid_like if passed is None or not passed(outline))
 
 
 def grid_likeness(ink: np.ndarray, outline: np.ndarray) -> float:
