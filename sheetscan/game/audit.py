@@ -7,7 +7,7 @@ sentence a person can read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Mapping, NamedTuple, Sequence
+from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 from sheetscan.game.garden import (
     ALL_CELLS,
@@ -16,7 +16,6 @@ from sheetscan.game.garden import (
     SheetRecord,
     Turn,
     TurnKind,
-    cell_bits,
     cross_cells,
     ponds,
     surrounding_cells,
@@ -113,8 +112,13 @@ def _touching(pond: frozenset[Cell], other: frozenset[Cell]) -> tuple[Cell, ...]
     return tuple(sorted(c for c in pond if any(n in other for n in surrounding_cells(c))))
 
 
-ALL_BITS = cell_bits(ALL_CELLS)
-EDGE_BITS = cell_bits(cell for cell in ALL_CELLS if min(cell) == 0 or max(cell) == GRID_SIZE - 1)
+def _cell_bits(cells: Iterable[Cell]) -> int:
+    """``cells`` as bits of an int, bit ``GRID_SIZE * row + col`` per cell."""
+    return sum(1 << (GRID_SIZE * r + c) for r, c in cells)
+
+
+ALL_BITS = _cell_bits(ALL_CELLS)
+EDGE_BITS = _cell_bits(cell for cell in ALL_CELLS if min(cell) == 0 or max(cell) == GRID_SIZE - 1)
 
 
 def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
@@ -122,7 +126,7 @@ def _enclosed_earth(garden: Garden, pond: frozenset[Cell]) -> list[Cell]:
     from the edge grow a step at a time, all at once as the bits of an int: the decoder audits
     hundreds of gardens a sheet, and a cell-by-cell search was most of their time. (A shift by
     one bit carries a row's last cell to the next row's first: both on the edge, reached already.)"""
-    open_cells = ALL_BITS & ~cell_bits(pond)
+    open_cells = ALL_BITS & ~_cell_bits(pond)
     reached, grown = 0, EDGE_BITS & open_cells
     while grown != reached:
         reached = grown

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from sheetscan.game.rules import GRID_SIZE, Decoration
 
@@ -136,11 +136,6 @@ class Garden:
             tuple(map(tuple, water)),
             frozenset(move(cell) for cell in self.tree_late),
         )
-
-
-def cell_bits(cells: Iterable[Cell]) -> int:
-    """``cells`` as bits of an int, bit ``GRID_SIZE * row + col`` per cell."""
-    return sum(1 << (GRID_SIZE * r + c) for r, c in cells)
 
 
 def ponds(garden: Garden) -> list[frozenset[Cell]]:
