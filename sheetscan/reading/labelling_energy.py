@@ -66,6 +66,9 @@ class Problem:
             self.may_lie[i] = [cell in where for _, where in logged]
         # a cell no logged decoration of a label may lie in cannot have that label
         self.off_log = ~np.stack([self.may_lie[:, self.slot_kinds == label].any(axis=1) for label in range(LABELS)], axis=1)
+        # for each label and cell, the label's logged decorations (numbered within the label) it may be
+        self._slots_of = [[np.flatnonzero(row).tolist() for row in self.may_lie[:, self.slot_kinds == label]]
+                          for label in range(LABELS)]
         self._unplaced: dict[tuple[int, bytes], int] = {}
 
     def unplaced(self, labels: np.ndarray) -> int:
@@ -78,9 +81,9 @@ class Problem:
         given = labels == label
         key = (label, given.tobytes())
         if key not in self._unplaced:
-            rows = np.flatnonzero(given)
-            fits = self.may_lie[np.ix_(rows, np.flatnonzero(self.slot_kinds == label))]
-            self._unplaced[key] = len(rows) - len(maximum_matching([np.flatnonzero(row).tolist() for row in fits]))
+            slots = self._slots_of[label]
+            rows = np.flatnonzero(given).tolist()
+            self._unplaced[key] = len(rows) - len(maximum_matching([slots[row] for row in rows]))
         return self._unplaced[key]
 
     def energy(self, labels: np.ndarray) -> float:
@@ -116,7 +119,8 @@ class TrackedLabels:
     def change(self, cell: int, label: int, below: float = math.inf) -> float:
         """What giving ``cell`` ``label`` (another than its own) changes the energy by; math.inf
         where that cannot be below ``below`` (the unplaced cells, dearest to count, then are not:
-        one label losing a cell and another gaining one, a cell fewer is unplaced at the most)."""
+        a label gaining a cell has no fewer unplaced, one losing a cell one fewer at the most,
+        and none where it has none)."""
         old = self.labels[cell]
         counts, wanted = self.label_counts, self.problem.counts
         unary = self.problem.unary
@@ -124,7 +128,7 @@ class TrackedLabels:
                 + self.alike[cell, DRAWN_AS[old]] - self.alike[cell, DRAWN_AS[label]]
                 + COUNT_COST * (abs(counts[label] + 1 - wanted[label]) - abs(counts[label] - wanted[label])
                                 + abs(counts[old] - 1 - wanted[old]) - abs(counts[old] - wanted[old])))
-        if rest - PLACE_COST >= below:
+        if rest - PLACE_COST * min(self.unplaced[old], 1) >= below:
             return math.inf
         candidate = self.labels.copy()
         candidate[cell] = label
@@ -133,8 +137,8 @@ class TrackedLabels:
     def swap(self, first: int, second: int, below: float = math.inf) -> float:
         """What swapping the labels of cells ``first`` and ``second`` (not alike) changes the
         energy by (the counts stay; the pair itself stays apart); math.inf where that cannot be
-        below ``below`` (each of the two labels losing a cell and gaining one, two cells fewer
-        are unplaced at the most)."""
+        below ``below`` (each of the two labels losing a cell and gaining one has one unplaced
+        cell fewer at the most, and none fewer where it has none)."""
         a, b = self.labels[first], self.labels[second]
         drawn_a, drawn_b = DRAWN_AS[a], DRAWN_AS[b]
         unary = self.problem.unary
@@ -142,7 +146,7 @@ class TrackedLabels:
         if drawn_a != drawn_b:
             rest += (self.alike[first, drawn_a] - self.alike[first, drawn_b] + self.alike[second, drawn_b]
                      - self.alike[second, drawn_a] + 2 * self.problem.pairs[first, second])
-        if rest - 2 * PLACE_COST >= below:
+        if rest - PLACE_COST * (min(self.unplaced[a], 1) + min(self.unplaced[b], 1)) >= below:
             return math.inf
         candidate = self.labels.copy()
         candidate[[first, second]] = b, a
