@@ -210,7 +210,7 @@ def turn_log_findings(
     findings = []
     draws = sum(turn.kind is TurnKind.DRAW for turn in turns)
     prunings = [i for i, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE]
-    drawn = [cell for cell in ALL_CELLS if garden.decorations[cell[0]][cell[1]] is not None]
+    drawn = [cell for cell, _ in garden.decorated_cells()]
     expected = 2 * draws + len(prunings)
     if len(drawn) != expected:
         findings.append(

@@ -94,8 +94,11 @@ class Garden:
         return self.water[cell[0]][cell[1]]
 
     def decorated_cells(self) -> Iterator[tuple[Cell, Decoration]]:
+        """(cell, decoration) of each drawn cell, in reading order (the rows read directly: the
+        scorer and the auditor ask of every garden the decoder weighs)."""
+        decorations = self.decorations
         for cell in ALL_CELLS:
-            decoration = self.decoration(cell)
+            decoration = decorations[cell[0]][cell[1]]
             if decoration is not None:
                 yield cell, decoration
 

@@ -153,7 +153,7 @@ def score(garden: Garden, rules: RuleSet = RuleSet()) -> Score:
     decorations, water = garden.decorations, garden.water  # read directly: see EMPTY_WATER
     cells: list[CellScore | None] = [None] * len(ALL_CELLS)  # in ALL_CELLS' order
     valid_bridges = []
-    lanterns = [cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.LANTERN]
+    lanterns = [cell for cell, decoration in garden.decorated_cells() if decoration is Decoration.LANTERN]
     for index, cell in enumerate(ALL_CELLS):
         decoration = decorations[cell[0]][cell[1]]
         in_water = water[cell[0]][cell[1]]
