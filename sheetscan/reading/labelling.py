@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -253,27 +254,22 @@ def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np
     drawn_as = DRAWN_AS.tolist()
     unary = (problem.unary + PLACE_COST * problem.off_log).tolist()
     pairs = problem.pairs.tolist()
-    wanted = problem.counts.tolist()
+    pairs_with = problem.pairs.T.tolist()  # pairs_with[i][j]: cell j's pair term with cell i
     labels = start.tolist()
-    # alike[i][k]: the summed pair terms of cell i with the cells drawn as kind k
-    alike = np.zeros((n, kinds))
-    for kind in range(kinds):
-        alike[:, kind] = problem.pairs[:, DRAWN_AS[start] == kind].sum(axis=1)
-    alike = alike.tolist()
-    counts = np.bincount(start, minlength=LABELS).tolist()
+    # alike[k][i]: the summed pair terms of cell i with the cells drawn as kind k; a cell moving
+    # between kinds updates two of these lists whole (map runs the loop in C, in the same order)
+    alike = [problem.pairs[:, DRAWN_AS[start] == kind].sum(axis=1).tolist() for kind in range(kinds)]
+    # over[label]: how many more cells the label has than the turn log's count
+    over = (np.bincount(start, minlength=LABELS) - problem.counts).tolist()
 
     def relabel(i: int, label: int) -> None:
         before, after = drawn_as[labels[i]], drawn_as[label]
         if before != after:
-            for j in range(n):
-                alike[j][before] -= pairs[j][i]
-                alike[j][after] += pairs[j][i]
-        counts[labels[i]] -= 1
-        counts[label] += 1
+            alike[before] = list(map(operator.sub, alike[before], pairs_with[i]))
+            alike[after] = list(map(operator.add, alike[after], pairs_with[i]))
+        over[labels[i]] -= 1
+        over[label] += 1
         labels[i] = label
-
-    def count_change(label: int, step: int) -> float:
-        return COUNT_COST * (abs(counts[label] + step - wanted[label]) - abs(counts[label] - wanted[label]))
 
     swaps = (rng.random(ANNEALING.steps) < 0.5).tolist()
     firsts, seconds = rng.integers(n, size=(2, ANNEALING.steps)).tolist()
@@ -289,13 +285,14 @@ def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np
         if new == old:
             continue
         before, after = drawn_as[old], drawn_as[new]
-        change = unary[i][new] - unary[i][old] + (alike[i][before] - alike[i][after] if before != after else 0.0)
+        change = unary[i][new] - unary[i][old] + (alike[before][i] - alike[after][i] if before != after else 0.0)
         if swaps[step]:  # j takes i's label: the counts stay, the pair i-j stays apart
             change += unary[j][old] - unary[j][new]
             if before != after:
-                change += alike[j][after] - alike[j][before] + 2 * pairs[i][j]
-        else:
-            change += count_change(new, 1) + count_change(old, -1)
+                change += alike[after][j] - alike[before][j] + 2 * pairs[i][j]
+        else:  # new gains a cell, old loses one
+            gained, lost = over[new], over[old]
+            change += (COUNT_COST * (abs(gained + 1) - abs(gained))) + (COUNT_COST * (abs(lost - 1) - abs(lost)))
         if change < 0 or chances[step] < math.exp(-change / temperature):
             relabel(i, new)
             if swaps[step]:
