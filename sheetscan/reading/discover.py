@@ -25,8 +25,8 @@ import numpy as np
 from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
-from sheetscan.reading.grid import fit_garden, grid_corners_mm, scale_at, work_copy
-from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scaled_points, shrunk
+from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
+from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 

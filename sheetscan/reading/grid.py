@@ -9,7 +9,8 @@
    time on the first's square, so a rough outline still lands every line.
 3. The way round, and the claim. The grid is square: the page may lie any of 4 ways round it.
    For each, the layout's outlined boxes (turn boxes, scoring boxes, the name line) are looked
-   for where it puts them: ink profiles across each side, sampled in the photo. The way that
+   for where it puts them: ink profiles across each side, sampled in the photo, where a side
+   is a ridge of ink over what lies beside it. The way that
    finds most wins, and the sheet is claimed only if it finds most of them; where those found
    at their own size lie refines the page's homography beyond the grid.
 """
@@ -23,8 +24,10 @@ import numpy as np
 
 from sheetscan.design.layout import Layout, Region
 from sheetscan.game.rules import GRID_SIZE
+from sheetscan.reading.claim import outlined_boxes
 from sheetscan.reading.ink import local_ink_map
-from sheetscan.reading.outlines import CANDIDATE_LONG_SIDES, iter_grid_candidates, pixel_scaling, scaled_points, shrunk
+from sheetscan.reading.outlines import (CANDIDATE_LONG_SIDES, iter_grid_candidates, pixel_scaling, scale_at, scaled_points,
+                                       shrunk)
 
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
@@ -34,21 +37,12 @@ LINE_STRETCHES = 24  # stretches along each line where the ink across it is prof
 LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted line agrees
 LINE_CLOSE = 0.25  # of LINE_AGREEMENT: among lines as agreed with, the one most stretches agree with this closely
 MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
+MAX_HIDDEN_LINES = 1  # inner lines of a direction that may go unfound (drawings over them, faint print):
+# each is put midway between its neighbours
 MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
 WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
-BOX_SEARCH_MM = 2.5  # how far from where the layout puts it a box's side is looked for (a layout made
-# from a photo is off by this much far from the garden)
-BOX_REFINE_MM = 1.5  # only boxes whose sides all lie this close refine the fit (further, a side may be a sub-box's)
-BOX_SIZE_TOLERANCE_MM = 0.5  # and that are found this close to their size: a box found wider or narrower
-# has a side on another line (a neighbour's 1.3 mm away on the pad, a sub-box's)
-BOX_PROFILE_MM = 4.0  # the profile across a side reaches this far each way
-BOX_PROFILE_STEP_MM = 0.1  # finer than any printed line
-BOX_ALONG_SAMPLES = 10  # profiles averaged along a side's middle (digits inside a box cross few)
-MIN_BOX_INK = 0.06  # ink of a side's darkest point above its profile's median for it to count, on a
-BOX_INK_FULL_PX_PER_MM = 3.0  # photo this fine or finer; coarser, in proportion (see docs/locating.md)
 MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found whole to claim a sheet
-OUTLINED_KINDS = ("turn", "score", "name")  # boxes every sheet prints with a dark outline
 SAME_OUTLINE = 0.005  # of the photo's long side: outlines whose corners all lie this close are one
 
 
@@ -169,7 +163,7 @@ def _fit_line(peaks: np.ndarray, tolerance: float, expected: float) -> tuple[flo
 
 def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, float]]] | None:
     """The 7 vertical and 7 horizontal lines of a grid warped to ``square`` (a cell is ``cell_px``),
-    or None if any is missing."""
+    or None if a border line, or more than MAX_HIDDEN_LINES inner lines of a direction, is missing."""
     ink = local_ink_map(square, int(cell_px) | 1)
     start = LINE_MARGIN * cell_px
     along = (start, start + GRID_SIZE * cell_px)
@@ -178,11 +172,17 @@ def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, fl
         profiles, middle = _stretch_profiles(oriented, along)
         expected = start + np.arange(GRID_SIZE + 1) * cell_px
         fitted = []
-        for peaks, at in zip(_line_peaks(profiles, middle, expected, cell_px), expected, strict=True):
+        for index, (peaks, at) in enumerate(zip(_line_peaks(profiles, middle, expected, cell_px), expected, strict=True)):
             line = _fit_line(peaks, LINE_AGREEMENT * cell_px, at)
-            if line is None:
+            if line is None and (index in (0, GRID_SIZE) or fitted.count(None) == MAX_HIDDEN_LINES):
                 return None  # no grid here: the other lines need not be fitted
             fitted.append(line)
+        for index in [i for i, line in enumerate(fitted) if line is None]:
+            before, after = fitted[index - 1], fitted[index + 1]
+            if after is None:
+                return None
+            # the square is nearly the grid's own view, where the middle line is the average
+            fitted[index] = ((before[0] + after[0]) / 2, (before[1] + after[1]) / 2)
         lines.append(fitted)
     return lines
 
@@ -231,13 +231,6 @@ def _fit_grid(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) -> 
     return crossings, ends
 
 
-def scale_at(homography: np.ndarray, point_mm: tuple[float, float]) -> float:
-    """Pixels per millimetre of ``homography`` at ``point_mm``."""
-    x, y = point_mm
-    a, b = cv2.perspectiveTransform(np.array([[[x, y]], [[x + 1, y]]], np.float64), homography).reshape(2, 2)
-    return float(np.linalg.norm(b - a))
-
-
 def _rotations(layout: Layout) -> list[np.ndarray]:
     """(3, 3) maps of layout millimetres turning the garden k quarter turns about its centre."""
     cx, cy = layout.region("garden").center
@@ -246,64 +239,6 @@ def _rotations(layout: Layout) -> list[np.ndarray]:
         cos, sin = np.round(np.cos(k * np.pi / 2)), np.round(np.sin(k * np.pi / 2))
         turns.append(np.array([[cos, -sin, cx - cos * cx + sin * cy], [sin, cos, cy - sin * cx - cos * cy], [0, 0, 1]]))
     return turns
-
-
-def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Region]) -> tuple[np.ndarray, np.ndarray]:
-    """Ink profiles across each side (left, top, right, bottom) of each box, sampled in the
-    photo where ``page_to_photo`` puts them and averaged along the side's middle:
-    (boxes, 4, samples) ink (0 paper, 1 ink) against the profile's brightest, and (boxes, 4)
-    whether the part of the profile where the side is looked for lies inside the photo (a side
-    near the page's edge, on a photo cropped to the page, is still seen)."""
-    across = np.arange(-BOX_PROFILE_MM, BOX_PROFILE_MM + 1e-9, BOX_PROFILE_STEP_MM)
-    along = np.linspace(0.15, 0.85, BOX_ALONG_SAMPLES)
-    x0, y0, x1, y1 = (np.array([[b.x, b.y, b.x + b.w, b.y + b.h] for b in boxes]).T[..., None, None])
-    a, c = along[:, None], across[None, :]
-    xs = np.stack(np.broadcast_arrays(x0 + c, x0 + a * (x1 - x0), x1 + c, x0 + a * (x1 - x0)), axis=1)
-    ys = np.stack(np.broadcast_arrays(y0 + a * (y1 - y0), y0 + c, y0 + a * (y1 - y0), y1 + c), axis=1)
-    points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), page_to_photo)
-    points = points.reshape(*xs.shape, 2).astype(np.float32)
-    height, width = gray.shape
-    searched = points[:, :, :, np.abs(across) <= BOX_SEARCH_MM]
-    inside = ((searched[..., 0] >= 0) & (searched[..., 0] <= width - 1) & (searched[..., 1] >= 0)
-              & (searched[..., 1] <= height - 1)).all(axis=(2, 3))
-    values = cv2.remap(gray, points[..., 0].reshape(-1, len(across)), points[..., 1].reshape(-1, len(across)),
-                       cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profiles = values.reshape(xs.shape).astype(np.float32).mean(axis=2)
-    paper = np.maximum(profiles.max(axis=2, keepdims=True), 1.0)
-    return (paper - profiles) / paper, inside
-
-
-def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float) -> np.ndarray:
-    """(boxes, 4) how far (mm) each side lies from where the layout puts it, NaN where its
-    darkest point near there is not ``min_ink`` darker than its profile (or lies outside the photo)."""
-    across = np.arange(ink.shape[-1]) * BOX_PROFILE_STEP_MM - BOX_PROFILE_MM
-    near = np.abs(across) <= BOX_SEARCH_MM
-    peak = np.argmax(np.where(near, ink, -1), axis=-1)
-    strength = np.take_along_axis(ink, peak[..., None], axis=-1)[..., 0] - np.median(ink, axis=-1)
-    return np.where((strength >= min_ink) & inside, across[peak], np.nan)
-
-
-def _boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
-    """Share of the layout's outlined boxes found whole (all 4 sides) where ``page_to_photo``
-    puts them, and those found close as (corners in layout millimetres, where found). Another
-    design of this game shows 3 sides of many of them by chance (on 16 photos, 55% to 77%
-    of its boxes), all 4 of few (9% to 36%)."""
-    boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
-    # a thin side blurred over a coarse pixel shows less ink, in proportion
-    px_per_mm = scale_at(page_to_photo, layout.region("garden").center)
-    min_ink = MIN_BOX_INK * min(1.0, px_per_mm / BOX_INK_FULL_PX_PER_MM)
-    offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes), min_ink)
-    found_sides = np.isfinite(offsets).sum(axis=1)
-    corners = []
-    for region, (left, top, right, bottom) in zip(boxes, offsets, strict=True):
-        sides = np.array([left, top, right, bottom])
-        if (np.isfinite(sides).all() and np.abs(sides).max() <= BOX_REFINE_MM
-                and abs(right - left) <= BOX_SIZE_TOLERANCE_MM and abs(bottom - top) <= BOX_SIZE_TOLERANCE_MM):
-            layout_corners = np.array([[region.x, region.y], [region.x + region.w, region.y],
-                                       [region.x + region.w, region.y + region.h], [region.x, region.y + region.h]])
-            seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
-            corners.append((layout_corners, seen))
-    return float(np.mean(found_sides == 4)), corners
 
 
 def _homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
@@ -340,7 +275,7 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
     best = None
     for turn in _rotations(layout):
         page_to_photo = garden_to_photo @ turn
-        share, box_corners = _boxes(gray, page_to_photo, layout)
+        share, box_corners = outlined_boxes(gray, page_to_photo, layout)
         if best is None or share > best[0]:
             best = (share, page_to_photo, box_corners, turn)
         if share == 1.0:  # every box found: no other way round finds more

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
-from sheetscan.reading.grid import find_grid_sheets, page_corners, scale_at
-from sheetscan.reading.outlines import pixel_scaling, scaled_points, shrunk
+from sheetscan.reading.grid import find_grid_sheets, page_corners
+from sheetscan.reading.outlines import pixel_scaling, scale_at, scaled_points, shrunk
 
 DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
 MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)

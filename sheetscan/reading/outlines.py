@@ -52,6 +52,13 @@ def scaled_points(points: np.ndarray, factor: float) -> np.ndarray:
     return (points + 0.5) * factor - 0.5
 
 
+def scale_at(homography: np.ndarray, point_mm: tuple[float, float]) -> float:
+    """Pixels per millimetre of ``homography`` at ``point_mm``."""
+    x, y = point_mm
+    a, b = cv2.perspectiveTransform(np.array([[[x, y]], [[x + 1, y]]], np.float64), homography).reshape(2, 2)
+    return float(np.linalg.norm(b - a))
+
+
 def _clockwise(quad: np.ndarray) -> np.ndarray:
     """The 4 corners in clockwise order (in image coordinates), from the one nearest the top left."""
     centre = quad.mean(axis=0)
