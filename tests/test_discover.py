@@ -72,3 +72,29 @@ def test_a_layout_missing_parts_is_not_written_and_says_what(tmp_path, runner):
     assert not out.exists() and (tmp_path / "grid.png").exists()  # the picture shows what was found
     result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(tmp_path / "bare.json")])
     assert result.exit_code == 2 and "would overwrite the photo" in result.output
+
+
+def _page_with_box(bend_mm: float, width_mm: float, height_mm: float) -> np.ndarray:
+    """An upright page (printed.PAGE_PX_PER_MM) with one outlined box whose top and bottom
+    sides bow outwards by ``bend_mm`` at their middle, as a phone's lens bends a long box."""
+    from sheetscan.reading.printed import PAGE_PX_PER_MM
+
+    scale = PAGE_PX_PER_MM
+    page = np.full((int(2 * height_mm * scale + 100), int(width_mm * scale + 100)), 235, np.uint8)
+    x = np.linspace(0, width_mm, 200)
+    sag = bend_mm * (1 - (2 * x / width_mm - 1) ** 2)
+    top = np.stack([x, height_mm / 2 - sag], axis=1)
+    bottom = np.stack([x[::-1], height_mm * 1.5 + sag[::-1]], axis=1)
+    outline = ((np.concatenate([top, bottom]) * scale) + 50).round().astype(np.int32)
+    cv2.polylines(page, [outline], True, 60, 2, cv2.LINE_AA)
+    return page
+
+
+def test_a_long_box_bent_by_the_lens_is_still_a_box_and_a_square_blob_is_not():
+    from sheetscan.reading.printed import printed_boxes, printed_lines
+
+    bent = printed_boxes(printed_lines(_page_with_box(1.5, 135, 8)))
+    assert len(bent) == 1 and abs(bent[0].w - 135) < 1.5
+    # the allowance grows with the long side past the short one: a squarish outline bowed by 4 mm
+    # (a box merged with its label, say) is no box
+    assert printed_boxes(printed_lines(_page_with_box(4, 18, 14))) == []

@@ -13,6 +13,8 @@ LINE_KERNEL_MM = 2.2  # printed lines are found as what is darker than the page 
 LINE_CONTRAST = 8  # grey levels darker than that closing for a pixel to be a line's (a light outline in shadow has 10)
 MIN_BOX_MM = 2.5  # a smaller rectangle is text or a drawing, not a box
 RECT_FILL = 0.85  # share of its bounding box that a rectangle's outline encloses
+SIDE_STRAIGHTNESS = 0.15  # of a rectangle's short side: how far its outline may stray from 4 straight sides,
+SIDE_BEND = 0.015  # and of its long side past the short one, which a phone's lens bends (the name box: 2 mm in 135)
 SAME_LINE_MM = 1.5  # the two edges of one printed line lie this close on every side
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
@@ -61,8 +63,9 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
         x, y, w, h = cv2.boundingRect(contour)
         if min(w, h) * s < MIN_BOX_MM or cv2.contourArea(contour) < RECT_FILL * w * h:
             continue
-        # straight sides within a share of the short side (of the perimeter, a long box's would be lost)
-        if len(cv2.approxPolyDP(contour, 0.15 * min(w, h), True)) != 4:
+        # straight sides within a share of the short side (of the perimeter, a long box's would be
+        # lost), and of the long side as a lens bends it
+        if len(cv2.approxPolyDP(contour, SIDE_STRAIGHTNESS * min(w, h) + SIDE_BEND * (max(w, h) - min(w, h)), True)) != 4:
             continue
         found.append(Box((x + 0.5) * s, (y + 0.5) * s, (w - 1) * s, (h - 1) * s))
     merged: list[list[Box]] = []
