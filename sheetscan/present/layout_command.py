@@ -70,7 +70,8 @@ def from_photo_command(
     if found.missing:
         _fail(f"{photo}: could not find {'; '.join(found.missing)} (see {picture}); no layout written",
               ExitCode.unreadable)
-    typer.echo(f"wrote {out} (page {found.document['page_mm'][0]:g} x {found.document['page_mm'][1]:g} mm) and {picture}")
+    lens = f"; a lens bend of k = {found.lens_k:+.3f} straightened first" if found.lens_k else ""
+    typer.echo(f"wrote {out} (page {found.document['page_mm'][0]:g} x {found.document['page_mm'][1]:g} mm{lens}) and {picture}")
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:

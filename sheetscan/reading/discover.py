@@ -26,6 +26,7 @@ from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
+from sheetscan.reading.lens import lens_k, undistorted
 from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
@@ -58,6 +59,7 @@ class Discovered:
     missing: tuple[str, ...]
     page: np.ndarray
     drawn: dict[str, list[Box]]
+    lens_k: float = 0.0  # the lens's bend straightened first (lens.py), 0 where none was
 
 
 def _words(text: str) -> str:
@@ -81,27 +83,34 @@ def read_words(page: np.ndarray) -> list[tuple[str, Box]]:
     return words
 
 
-def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, float]:
-    """The garden's millimetres (a nominal garden at the origin, cells ``cell_mm``) to
-    ``gray``'s pixels, the garden, and the width of its outer line in those millimetres."""
-    garden = Region("garden", "garden", 0.0, 0.0, GRID_SIZE * cell_mm, GRID_SIZE * cell_mm)
+def _garden_crossings(gray: np.ndarray, garden: Region) -> np.ndarray | None:
+    """The (7, 7, 2) line crossings, in ``gray``'s pixels, of the first garden candidate whose
+    14 lines are all found (at a nominal ``garden``); None if none is."""
     copies: dict[int, np.ndarray] = {0: gray}
     for outline in grid_candidates(gray)[:CANDIDATES_TRIED]:
         work, factor = work_copy(gray, outline, garden.w, copies)
         fit = fit_garden(work, scaled_points(outline, factor), garden, 0.0)
-        if fit is None:
-            continue
-        crossings = scaled_points(fit[1], 1 / factor)
-        # the inner lines lie on the cells' edges; the outer line's centre lies half its width
-        # outside them: fit the cells by the inner crossings, and measure the outer line
-        inner = np.s_[1:GRID_SIZE, 1:GRID_SIZE]
-        nominal = grid_corners_mm(garden, 0.0)
-        to_photo, _ = cv2.findHomography(nominal[inner].reshape(-1, 2), crossings[inner].reshape(-1, 2), 0)
-        outer = cv2.perspectiveTransform(crossings.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(crossings.shape)
-        beyond = np.concatenate([-outer[:, 0, 0], outer[:, -1, 0] - garden.w, -outer[0, :, 1], outer[-1, :, 1] - garden.h])
-        border_mm = float(np.clip(2 * np.median(beyond), 0.0, 0.2 * cell_mm))
-        return to_photo, garden, border_mm
-    raise NoSheetError("no garden grid found (a 6x6 grid with all its lines)")
+        if fit is not None:
+            return scaled_points(fit[1], 1 / factor)
+    return None
+
+
+def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, float]:
+    """The garden's millimetres (a nominal garden at the origin, cells ``cell_mm``) to
+    ``gray``'s pixels, the garden, and the width of its outer line in those millimetres."""
+    garden = Region("garden", "garden", 0.0, 0.0, GRID_SIZE * cell_mm, GRID_SIZE * cell_mm)
+    crossings = _garden_crossings(gray, garden)
+    if crossings is None:
+        raise NoSheetError("no garden grid found (a 6x6 grid with all its lines)")
+    # the inner lines lie on the cells' edges; the outer line's centre lies half its width
+    # outside them: fit the cells by the inner crossings, and measure the outer line
+    inner = np.s_[1:GRID_SIZE, 1:GRID_SIZE]
+    nominal = grid_corners_mm(garden, 0.0)
+    to_photo, _ = cv2.findHomography(nominal[inner].reshape(-1, 2), crossings[inner].reshape(-1, 2), 0)
+    outer = cv2.perspectiveTransform(crossings.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(crossings.shape)
+    beyond = np.concatenate([-outer[:, 0, 0], outer[:, -1, 0] - garden.w, -outer[0, :, 1], outer[-1, :, 1] - garden.h])
+    border_mm = float(np.clip(2 * np.median(beyond), 0.0, 0.2 * cell_mm))
+    return to_photo, garden, border_mm
 
 
 def _page_bounds(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) -> tuple[float, float, float, float]:
@@ -212,8 +221,14 @@ def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple
 
 
 def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layout found in a photo") -> Discovered:
-    """The layout of the sheet in the photo ``gray``; NoSheetError if it holds no garden grid."""
+    """The layout of the sheet in the photo ``gray``; NoSheetError if it holds no garden grid.
+    The photo is first straightened of its lens's bend, as the garden's grid measures it: the
+    boxes far from the garden would lie where the lens put them."""
     garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
+    k = lens_k(gray, lambda image: _garden_crossings(image, garden))
+    if k:
+        gray = undistorted(gray, k)
+        garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
     to_garden, page, words = _upright(gray, garden_to_photo, garden)
     height, width = (side / PAGE_PX_PER_MM for side in page.shape)
     corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[garden.w, garden.h]], [[0, garden.h]], [[garden.w, 0]]],
@@ -266,4 +281,4 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
         document["bonsai"] = {**bonsai.compact(), "leaves": [leaf.compact() for leaf in leaves]}
     if not missing:
         expand_layout(document)  # raises LayoutError naming what does not fit
-    return Discovered(document, tuple(missing), page, drawn)
+    return Discovered(document, tuple(missing), page, drawn, k)

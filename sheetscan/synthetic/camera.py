@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from sheetscan.names import CAMERA_LEVELS
+from sheetscan.reading.lens import shown_at
 
 FIELD_STEP = 8  # coarse fields (lens maps, light, texture) are computed every FIELD_STEP pixels
 ASPECT = 4 / 3
@@ -118,11 +119,7 @@ class Lens:
         return self.center + d * (1 + self.k * (d * d).sum(axis=-1, keepdims=True) / self.radius2)
 
     def distort(self, p: np.ndarray, iterations: int = 8) -> np.ndarray:
-        q = p.copy()
-        for _ in range(iterations):  # fixed point; converges for |k| well below 1
-            d = q - self.center
-            q = self.center + (p - self.center) / (1 + self.k * (d * d).sum(axis=-1, keepdims=True) / self.radius2)
-        return q
+        return shown_at(p, self.k, tuple(2 * self.center), iterations)
 
 
 def _apply_homography(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
