@@ -38,7 +38,7 @@ LINE_AGREEMENT = 0.08  # of a cell: a stretch's peak this close to the fitted li
 LINE_CLOSE = 0.25  # of LINE_AGREEMENT: among lines as agreed with, the one most stretches agree with this closely
 MIN_LINE_AGREEMENT = 0.6  # share of its stretches that must agree for a line to be found
 MAX_HIDDEN_LINES = 1  # inner lines of a direction that may go unfound (drawings over them, faint print):
-# each is put midway between its neighbours
+# each is put where the found lines either side space it evenly (midway, for one)
 MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line to count
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
 WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
@@ -177,12 +177,13 @@ def _grid_lines(square: np.ndarray, cell_px: float) -> list[list[tuple[float, fl
             if line is None and (index in (0, GRID_SIZE) or fitted.count(None) == MAX_HIDDEN_LINES):
                 return None  # no grid here: the other lines need not be fitted
             fitted.append(line)
+        found = [i for i, line in enumerate(fitted) if line is not None]  # the border lines among them
         for index in [i for i, line in enumerate(fitted) if line is None]:
-            before, after = fitted[index - 1], fitted[index + 1]
-            if after is None:
-                return None
-            # the square is nearly the grid's own view, where the middle line is the average
-            fitted[index] = ((before[0] + after[0]) / 2, (before[1] + after[1]) / 2)
+            # the square is nearly the grid's own view, where lines between two are evenly spaced
+            before = max(i for i in found if i < index)
+            after = min(i for i in found if i > index)
+            fitted[index] = tuple((a * (after - index) + b * (index - before)) / (after - before)
+                                  for a, b in zip(fitted[before], fitted[after], strict=True))
         lines.append(fitted)
     return lines
 
