@@ -98,3 +98,29 @@ def test_a_long_box_bent_by_the_lens_is_still_a_box_and_a_square_blob_is_not():
     # the allowance grows with the long side past the short one: a squarish outline bowed by 4 mm
     # (a box merged with its label, say) is no box
     assert printed_boxes(printed_lines(_page_with_box(4, 18, 14))) == []
+
+
+def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarray:
+    """An upright page with, for each (x, y, size) in mm, three alike ellipse outlines of that
+    size round a point, as a bonsai's leaves grow (not in a line)."""
+    from sheetscan.reading.printed import PAGE_PX_PER_MM
+
+    page = np.full((int(200 * PAGE_PX_PER_MM), int(150 * PAGE_PX_PER_MM)), 235, np.uint8)
+    for x, y, size in triangles:
+        for dx, dy in ((-1.1, 0.4), (0.0, -0.6), (1.1, 0.4)):
+            centre = (int((x + dx * size) * PAGE_PX_PER_MM), int((y + dy * size) * PAGE_PX_PER_MM))
+            axes = (int(size / 2 * PAGE_PX_PER_MM), int(size / 3.2 * PAGE_PX_PER_MM))
+            cv2.ellipse(page, centre, axes, -30, 0, 360, 60, 2, cv2.LINE_AA)
+    return page
+
+
+def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
+    from sheetscan.reading.printed import Box, ellipses, printed_lines
+
+    # the bonsai's 14-mm leaves, and a scoring summary's 5-mm icons below them
+    lines = printed_lines(_page_with_ellipses([(60, 40, 14), (40, 150, 5)]))
+    leaves = ellipses(lines, 20, avoid=[])
+    assert len(leaves) == 3 and all(abs(leaf.w - 14) < 2 and leaf.y < 60 for leaf in leaves)
+    # ellipses inside a box found already (the pond icons) are no leaves
+    inside_icons = ellipses(lines, 20, avoid=[Box(30, 20, 60, 40)])
+    assert len(inside_icons) == 3 and all(leaf.y > 130 for leaf in inside_icons)

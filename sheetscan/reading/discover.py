@@ -248,7 +248,7 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     rest = [b for b in rest if b not in drawn["pond_icon"]]
     name_box = max((b for b in rest if b.w > 3 * b.h), key=lambda b: b.w, default=None)
     drawn["name"] = [name_box] if name_box else []
-    leaves = ellipses(lines, cell_mm)
+    leaves = ellipses(lines, cell_mm, avoid=[b for kind in drawn.values() for b in kind])
     drawn["leaf"] = leaves
     title = union([box for word, box in words if word in TITLE_WORDS]) or Box(width * 0.1, 1, width * 0.5, 6)
     summary = union([box for word, box in words if word in SUMMARY_WORDS

@@ -190,9 +190,11 @@ def columns(boxes: list[Box]) -> list[list[Box]]:
     return [[Box(b.y, b.x, b.h, b.w) for b in row] for row in rows(transposed)]
 
 
-def ellipses(lines: np.ndarray, cell_mm: float) -> list[Box]:
+def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
     """Three alike ellipse outlines close together, not in a line (the bonsai's leaves), in an
-    upright page's ``lines``, as squares around them."""
+    upright page's ``lines`` outside the boxes ``avoid`` (the garden, where a player draws rocks;
+    the pond icons), as squares around them: of several such, the largest (the scoring
+    summary's icons are small)."""
     contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     s = 1 / PAGE_PX_PER_MM
     shapes = []
@@ -206,13 +208,16 @@ def ellipses(lines: np.ndarray, cell_mm: float) -> list[Box]:
             continue
         if abs(area / (np.pi * major * minor / 4) - 1) > 0.15:
             continue
-        shapes.append(Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major))
+        shape = Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major)
+        if not any(overlaps(shape, box) for box in avoid):
+            shapes.append(shape)
+    leaves = []
     for first in shapes:
         near = [b for b in alike(shapes, first)
                 if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
-        if len(near) == 3 and not _in_a_line(near):
-            return sorted(near, key=lambda b: b.x)
-    return []
+        if len(near) == 3 and not _in_a_line(near) and (not leaves or first.w > leaves[0].w):
+            leaves = sorted(near, key=lambda b: b.x)
+    return leaves
 
 
 def _in_a_line(boxes: list[Box]) -> bool:
