@@ -211,12 +211,12 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
         shape = Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major)
         if not any(overlaps(shape, box) for box in avoid):
             shapes.append(shape)
-    leaves = []
+    leaves, size = [], 0.0
     for first in shapes:
         near = [b for b in alike(shapes, first)
                 if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
-        if len(near) == 3 and not _in_a_line(near) and (not leaves or first.w > leaves[0].w):
-            leaves = sorted(near, key=lambda b: b.x)
+        if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
+            leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
     return leaves
 
 
