@@ -26,8 +26,8 @@ from sheetscan.design.layout import Layout, Region
 from sheetscan.game.rules import GRID_SIZE
 from sheetscan.reading.claim import outlined_boxes
 from sheetscan.reading.ink import local_ink_map
-from sheetscan.reading.outlines import (CANDIDATE_LONG_SIDES, iter_grid_candidates, pixel_scaling, scale_at, scaled_points,
-                                       shrunk)
+from sheetscan.reading.outlines import (CANDIDATE_LONG_SIDES, fit_homography, iter_grid_candidates, pixel_scaling, scale_at,
+                                       scaled_points, shrunk)
 
 FIT_CELL_PX = (24, 64)  # the grid is fitted on a square about as fine as the photo, within these pixels a cell
 LINE_MARGIN = 0.5  # cells of the square beyond the grid on each side
@@ -242,12 +242,6 @@ def _rotations(layout: Layout) -> list[np.ndarray]:
     return turns
 
 
-def _homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
-    homography, _ = cv2.findHomography(source.reshape(-1, 2), target.reshape(-1, 2), 0)
-    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2), homography).reshape(-1, 2)
-    return homography, float(np.sqrt(np.mean(np.sum((fitted - target.reshape(-1, 2)) ** 2, axis=1))))
-
-
 def fit_garden(gray: np.ndarray, outline: np.ndarray, garden: Region,
                border_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The 6x6 grid that ``outline`` ((4, 2) corners clockwise in ``gray``) roughly traces, as
@@ -261,7 +255,7 @@ def fit_garden(gray: np.ndarray, outline: np.ndarray, garden: Region,
         if fit is None:
             return None
         crossings, ends = fit
-        garden_to_photo, _ = _homography(crossings_mm, crossings)
+        garden_to_photo, _ = fit_homography(crossings_mm, crossings)
     return garden_to_photo, crossings, ends
 
 
@@ -290,7 +284,7 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
     for layout_corners, seen in box_corners:
         source.append(layout_corners)
         target.append(cv2.perspectiveTransform(seen.reshape(-1, 1, 2), page_to_photo).reshape(-1, 2))
-    homography, error = _homography(np.concatenate(source), np.concatenate(target))
+    homography, error = fit_homography(np.concatenate(source), np.concatenate(target))
     return GridSheet(homography, share, error, ends)
 
 

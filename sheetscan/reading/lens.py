@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from sheetscan.game.rules import GRID_SIZE
+from sheetscan.reading.outlines import fit_homography
 
 LENS_KS = np.linspace(-0.08, 0.08, 17)  # lens parameters tried (phones bend up to about 0.04), then refined
 MAP_STEP_PX = 8  # the undistortion map is computed on a grid this coarse and interpolated
@@ -33,27 +34,38 @@ def shown_at(straight: np.ndarray, k: float, size: tuple[float, float], iteratio
     return seen
 
 
+def field_points(origin: tuple[int, int], size: tuple[int, int], step: int) -> np.ndarray:
+    """(rows, columns, 2) the pixels (x, y) of a coarse field over ``size`` (width, height) from
+    ``origin``: where cv2.resize, scaling it up by ``step`` (it aligns pixel centres), puts
+    its samples, so that the field upsampled (``upsampled``) is exact at every pixel centre."""
+    half = (step - 1) / 2
+    columns, rows = -(-size[0] // step), -(-size[1] // step)
+    xs = origin[0] + half + step * np.arange(columns, dtype=float)
+    ys = origin[1] + half + step * np.arange(rows, dtype=float)
+    return np.stack(np.meshgrid(xs, ys), axis=-1)
+
+
+def upsampled(field: np.ndarray, size: tuple[int, int], step: int) -> np.ndarray:
+    """A coarse (rows, columns, ...) float32 field of ``field_points`` at every pixel of ``size``."""
+    rows, columns = field.shape[:2]
+    return cv2.resize(field, (columns * step, rows * step), interpolation=cv2.INTER_LINEAR)[: size[1], : size[0]]
+
+
 def undistorted(gray: np.ndarray, k: float) -> np.ndarray:
     """``gray`` as a lens of parameter ``k`` would have shown it straight (the same size)."""
     height, width = gray.shape
-    ys, xs = np.mgrid[0 : height + MAP_STEP_PX : MAP_STEP_PX, 0 : width + MAP_STEP_PX : MAP_STEP_PX].astype(np.float64)
-    seen = shown_at(np.stack([xs, ys], axis=-1), k, (width, height))
-    size = (xs.shape[1] * MAP_STEP_PX, xs.shape[0] * MAP_STEP_PX)
-    map_x, map_y = (cv2.resize(seen[..., axis].astype(np.float32), size, interpolation=cv2.INTER_LINEAR)[:height, :width]
-                    for axis in (0, 1))
-    return cv2.remap(gray, map_x, map_y, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    seen = shown_at(field_points((0, 0), (width, height), MAP_STEP_PX), k, (width, height)).astype(np.float32)
+    full = upsampled(seen, (width, height), MAP_STEP_PX)
+    return cv2.remap(gray, full[..., 0], full[..., 1], cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
 
 
 def grid_bend(crossings: np.ndarray) -> float:
     """How far the inner crossings of a garden's grid ((7, 7, 2) pixels) lie from a plane grid:
     the RMS distance from the homography fitted to them, in cells."""
-    inner = crossings[1:GRID_SIZE, 1:GRID_SIZE].reshape(-1, 2)
     steps = np.arange(1, GRID_SIZE, dtype=np.float64)
-    plane = np.stack(np.meshgrid(steps, steps), axis=-1).reshape(-1, 2)
-    homography, _ = cv2.findHomography(plane, inner, 0)
-    fitted = cv2.perspectiveTransform(plane.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    _, error = fit_homography(np.stack(np.meshgrid(steps, steps), axis=-1), crossings[1:GRID_SIZE, 1:GRID_SIZE])
     cell = float(np.linalg.norm(np.diff(crossings[1:GRID_SIZE], axis=1), axis=-1).mean())
-    return float(np.sqrt(np.mean(np.sum((fitted - inner) ** 2, axis=1)))) / cell
+    return error / cell
 
 
 def lens_k(gray: np.ndarray, crossings_of: Callable[[np.ndarray], np.ndarray | None]) -> float:

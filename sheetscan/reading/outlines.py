@@ -59,6 +59,14 @@ def scale_at(homography: np.ndarray, point_mm: tuple[float, float]) -> float:
     return float(np.linalg.norm(b - a))
 
 
+def fit_homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, float]:
+    """The homography (least squares, every point) taking ``source`` points (..., 2) to
+    ``target``'s, and the RMS distance of the fitted points from the targets."""
+    homography, _ = cv2.findHomography(source.reshape(-1, 2), target.reshape(-1, 2), 0)
+    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    return homography, float(np.sqrt(np.mean(np.sum((fitted - target.reshape(-1, 2)) ** 2, axis=1))))
+
+
 def _clockwise(quad: np.ndarray) -> np.ndarray:
     """The 4 corners in clockwise order (in image coordinates), from the one nearest the top left."""
     centre = quad.mean(axis=0)

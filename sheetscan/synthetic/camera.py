@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from sheetscan.names import CAMERA_LEVELS
-from sheetscan.reading.lens import shown_at
+from sheetscan.reading.lens import field_points, shown_at, upsampled
 
 FIELD_STEP = 8  # coarse fields (lens maps, light, texture) are computed every FIELD_STEP pixels
 ASPECT = 4 / 3
@@ -147,16 +147,9 @@ def _warp_sheet(photo: np.ndarray, sheet: np.ndarray, pose: Pose, lens: Lens) ->
     border = lens.distort(_apply_homography(pose.homography, _outline(size)))
     x0, y0 = np.maximum(np.floor(border.min(axis=0)).astype(int) - 2, 0)
     x1, y1 = np.minimum(np.ceil(border.max(axis=0)).astype(int) + 2, (photo.shape[1], photo.shape[0]))
-    # Coarse map points sit where cv2.resize (which aligns pixel centres) puts input samples
-    # when scaling up by FIELD_STEP, so the full map is exact at every photo pixel centre.
-    half = (FIELD_STEP - 1) / 2
-    columns, rows = -(-(x1 - x0) // FIELD_STEP), -(-(y1 - y0) // FIELD_STEP)
-    grid_x = x0 + half + FIELD_STEP * np.arange(columns, dtype=float)
-    grid_y = y0 + half + FIELD_STEP * np.arange(rows, dtype=float)
-    q = np.stack(np.meshgrid(grid_x, grid_y), axis=-1)
+    q = field_points((x0, y0), (x1 - x0, y1 - y0), FIELD_STEP)
     source = _apply_homography(np.linalg.inv(pose.homography), lens.undistort(q)).astype(np.float32)
-    full = cv2.resize(source, (columns * FIELD_STEP, rows * FIELD_STEP), interpolation=cv2.INTER_LINEAR)
-    full = full[: y1 - y0, : x1 - x0]
+    full = upsampled(source, (x1 - x0, y1 - y0), FIELD_STEP)
     roi = photo[y0:y1, x0:x1]
     cv2.remap(sheet, full[..., 0], full[..., 1], cv2.INTER_LINEAR, dst=roi, borderMode=cv2.BORDER_TRANSPARENT)
     return lens.distort(_apply_homography(pose.homography, page_corners(size)))
