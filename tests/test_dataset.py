@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from sheetscan.lab.dataset import collect, decoration_labels, water_labels
+from sheetscan.game.rules import CATEGORIES
+from sheetscan.lab.dataset import collect, collect_parallel, decoration_labels, joined, water_labels
+from sheetscan.reading.boxes import number_labels
 from sheetscan.synthetic.synth import synth_photo
 
 
@@ -17,3 +19,15 @@ def test_a_table_photo_gives_each_sheet_its_own_labels_and_leaves_out_a_held_out
     without = collect(5, range(1), ("scan",), "cells", (held_out,), sheets_per_photo=(3,))
     assert 0 < without.sheets == len(kept) < 3
     assert np.array_equal(without.labels["water"], np.concatenate([water_labels(t["garden"]) for t in kept]))
+
+
+def test_another_designs_photos_join_only_the_networks_named():
+    own = collect(7, range(2), ("scan",), "boxes", scramble=True)
+    pad = collect_parallel(7, 1, ("scan",), "boxes", scramble=True, layout_name="pad", first=2, jobs=1)
+    truth = synth_photo(2, 7, "scan", scramble=True, layout_name="pad").truth["sheets"][0]
+    assert pad.sheets == 1 and set(pad.photos["number"]) == {2}
+    assert np.array_equal(pad.labels["number"], [number_labels(truth["written"][c]) for c in CATEGORIES])
+    both = joined(own, pad, ("number",))
+    assert np.array_equal(both.patches["number"], np.concatenate([own.patches["number"], pad.patches["number"]]))
+    assert np.array_equal(both.labels["turn"], own.labels["turn"]) and np.array_equal(both.patches["mark"], own.patches["mark"])
+    assert both.sheets == own.sheets + 1

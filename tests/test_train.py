@@ -101,6 +101,8 @@ def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
         assert made["plan"] == plan_name
         assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
         assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
+        # files made before the plans named other designs were of the print-and-play sheet alone
+        assert json.loads(made.get("other_designs", "[]")) == [list(design) for design in plan.other_designs]
         assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
         assert json.loads(made["epochs"]) == plan.epochs
         assert set(json.loads(made["validation_accuracy"])) == {head or "class" for head in head_slices(net.classes)}

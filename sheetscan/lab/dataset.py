@@ -13,6 +13,7 @@ from sheetscan.reading.locate import locate_sheets
 from sheetscan.reading.boxes import number_labels, sheet_box_patches, turn_labels
 from sheetscan.reading.read import DECORATION_CLASSES, cell_patches
 from sheetscan.reading.rectify import rectify
+from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.game.rules import CATEGORIES, DECORATION_BY_LETTER, EMPTY_LETTER, MAX_PRUNINGS, WATER_LETTER, Decoration
 from sheetscan.synthetic.synth import match_truth, synth_photo
 
@@ -71,9 +72,11 @@ class Samples:
 
 def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
             skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
-            sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False) -> Samples:
-    """Samples of the synthetic photos ``indices`` of run ``seed``; levels and sheets per photo
-    are taken in turn (photo i: ``levels[i % len]``, ``sheets_per_photo[i % len]``).
+            sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False,
+            layout_name: str = DEFAULT_LAYOUT) -> Samples:
+    """Samples of the synthetic photos ``indices`` of run ``seed`` of the sheet design
+    ``layout_name``; levels and sheets per photo are taken in turn (photo i: ``levels[i % len]``,
+    ``sheets_per_photo[i % len]``).
 
     Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training), and
     so are sheets the locator misses; ``scramble`` fills the boxes at random (see
@@ -81,12 +84,13 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     level's range); ``held_out_styles`` draws the sheets by the hands held out of training (never
     a training set's: for measuring).
     """
-    layout = load_layout()
+    layout = load_layout(layout_name)
     parts: dict[str, list] = {}
     sheets = 0
     for index in indices:
         photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
-                            megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles)
+                            megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles,
+                            layout_name=layout_name)
         if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -104,13 +108,14 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
 def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
                      megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,),
-                     held_out_styles: bool = False) -> Samples:
-    """``collect`` over ``jobs`` processes; the result does not depend on ``jobs``."""
-    chunks = [range(start, count, jobs) for start in range(jobs)]
+                     held_out_styles: bool = False, layout_name: str = DEFAULT_LAYOUT, first: int = 0) -> Samples:
+    """``collect`` of the ``count`` photos from photo ``first`` on, over ``jobs`` processes;
+    the result does not depend on ``jobs``."""
+    chunks = [range(first + start, first + count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
                               [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs,
-                              [held_out_styles] * jobs))
+                              [held_out_styles] * jobs, [layout_name] * jobs))
     merged = []
     for field in ("patches", "labels", "photos"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])
@@ -120,3 +125,13 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
         for table in merged:
             table[name] = table[name][order]
     return Samples(*merged, sum(p.sheets for p in parts))
+
+
+def joined(first: Samples, second: Samples, networks: tuple[str, ...]) -> Samples:
+    """``first``'s samples, with ``second``'s after them for the ``networks`` named."""
+    fields = []
+    for field in ("patches", "labels", "photos"):
+        mine, theirs = getattr(first, field), getattr(second, field)
+        fields.append({name: np.concatenate([table, theirs[name]]) if name in networks else table
+                       for name, table in mine.items()})
+    return Samples(*fields, first.sheets + second.sheets)

@@ -207,6 +207,9 @@ class TrainingPlan:
     megapixels: float | None = None
     sheets_per_photo: tuple[int, ...] = (1,)  # photo i holds sheets_per_photo[i % len] sheets
     kind: str = "cells"  # the networks it trains: cells (decoration, water) or boxes
+    # Photos of other sheet designs, (design, photos), numbered on after the plan's own (which show the
+    # print-and-play sheet), for the networks of OTHER_DESIGN_NETWORKS alone
+    other_designs: tuple[tuple[str, int], ...] = ()
 
 
 # One cell photo in seven is a table photo, of 2 or 4 sheets: a sheet there has 1.2 to 3 px/mm,
@@ -227,6 +230,14 @@ TABLES_MIX = (1, 1, 2, 1, 1, 3, 1, 1, 4, 1)
 # digits but 96.0% of unseen ones, so it sees more hands rather than the same ones again.
 BOX_EPOCHS = {"turn": 4, "mark": 4, "number": 12}
 BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32, 64, 96), 128)}
+# The first box set's number reader also learns the pad, from 3,200 photos of it after the 4,800 of
+# the print-and-play sheet: trained on that sheet alone, it read 79.5% of the pad's unseen scrambled
+# numbers against 90.9% of the sheet's. The turn and mark networks train on the print-and-play
+# photos alone: trained with the pad too, the turn network read held-out writers' turn boxes worse,
+# and the pad's turn boxes are read in that sheet's frame anyway (boxes.turn_patches). Figures in
+# docs/models.md.
+BOX_OTHER_DESIGNS = (("pad", 3200),)
+OTHER_DESIGN_NETWORKS = ("number",)  # the networks the other designs' photos train
 # The plans, in the order of TRAINING_PLANS (the names `sheetscan train --networks` takes).
 PLANS = dict(zip(TRAINING_PLANS, (
     # cells
@@ -237,7 +248,7 @@ PLANS = dict(zip(TRAINING_PLANS, (
                  {"decoration": SMALL, "water": SMALL}, sheets_per_photo=TABLES_MIX),
     # boxes
     TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[0], BOX_EPOCHS, BOX_ARCHITECTURES, megapixels=3.0,
-                 kind="boxes"),
+                 kind="boxes", other_designs=BOX_OTHER_DESIGNS),
     # boxes-tables: the same run with table photos too (the first cell model's mix, still at 3 megapixels:
     # a table sheet there has 1.2 to 2 px/mm). Alone it reads table sheets' boxes better and
     # sheets alone a little worse (number tens 98.7% -> 97.7%); the reader averages the two.
@@ -258,25 +269,45 @@ def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
     return {"cells": dict(CELL_CLASSES), "boxes": dict(BOX_CLASSES), "drawings": {"drawing": DRAWING_CLASSES}}[kind]
 
 
+def _other_designs(plan: TrainingPlan, photos: int) -> list[tuple[str, int]]:
+    """The plan's other designs with their photos scaled as ``photos`` is to the plan's."""
+    return [(name, round(count * photos / plan.photos)) for name, count in plan.other_designs]
+
+
+def _plan_samples(plan: TrainingPlan, seed: int, photos: int, held_out_pen: str, jobs: int):
+    """The samples of ``photos`` print-and-play photos of run ``seed`` made as ``plan`` says,
+    and of its other designs' photos after them (in proportion) for the networks they train."""
+    from sheetscan.lab.dataset import collect_parallel, joined
+
+    def run(count: int, **design):
+        return collect_parallel(seed, count, TRAIN_LEVELS, plan.kind, (held_out_pen,), jobs, plan.scramble,
+                                plan.megapixels, plan.sheets_per_photo, **design)
+
+    samples, first = run(photos), photos
+    for name, count in _other_designs(plan, photos):
+        samples = joined(samples, run(count, layout_name=name, first=first), OTHER_DESIGN_NETWORKS)
+        first += count
+    return samples
+
+
 def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: int | None = None,
                  held_out_pen: str = HELD_OUT_PEN, jobs: int = 2, compare_linear: bool = False,
                  say=print) -> dict:
     """Render training photos, train the networks of the plan ``plan_name`` (a key of PLANS),
     write them as ONNX files into the folder ``out``; ``epochs`` overrides the plan's for every
     network. The metadata the files share is returned."""
-    from sheetscan.lab.dataset import collect_parallel
-
     _torch()  # fail before the long rendering, not after
     started = time.perf_counter()
     plan = PLANS[plan_name]
     kind = plan.kind
-    samples = collect_parallel(seed, photos, TRAIN_LEVELS, kind, (held_out_pen,), jobs, plan.scramble, plan.megapixels,
-                               plan.sheets_per_photo)
-    say(f"rendered and read {photos} photos ({samples.sheets} sheets kept) in {time.perf_counter() - started:.0f} s")
+    samples = _plan_samples(plan, seed, photos, held_out_pen, jobs)
+    rendered = photos + sum(count for _, count in _other_designs(plan, photos))
+    say(f"rendered and read {rendered} photos ({samples.sheets} sheets kept) in {time.perf_counter() - started:.0f} s")
     passes = {name: epochs or plan.epochs[name] for name in network_classes(kind)}
     metadata = {"plan": plan_name, "train_seed": str(seed), "train_photos": str(photos), "levels": ",".join(TRAIN_LEVELS),
                 "held_out_pen": held_out_pen, "epochs": json.dumps(passes), "scrambled": str(plan.scramble),
-                "megapixels": str(plan.megapixels), "sheets_per_photo": json.dumps(plan.sheets_per_photo)}
+                "megapixels": str(plan.megapixels), "sheets_per_photo": json.dumps(plan.sheets_per_photo),
+                "other_designs": json.dumps(_other_designs(plan, photos))}
     if kind == "drawings":
         models = _drawing_models(samples, seed, passes, plan, metadata, jobs, say)
         written = write_model_set(out, models)
@@ -288,8 +319,7 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
                                    architecture=plan.architectures[name], progress=lambda e, loss, n=name: say(f"  {n} epoch {e + 1}/{passes[n]}: loss {loss:.4f}"))
     # Calibrate on unseen photos (another seed, the held-out pen still out): the decoder
     # weighs the readers' probabilities against each other and against the rules.
-    validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, kind, (held_out_pen,), jobs,
-                                  plan.scramble, plan.megapixels, plan.sheets_per_photo)
+    validation = _plan_samples(plan, VALIDATION_SEED, VALIDATION_PHOTOS, held_out_pen, jobs)
     models = {}
     for name, net in nets.items():
         logits, labels = net.logits(validation.patches[name]), validation.labels[name]  # one pass serves both
