@@ -339,15 +339,12 @@ def _drawing_models(samples, seed: int, passes: dict[str, int], plan: TrainingPl
                     jobs: int, say) -> dict:
     """The drawing network, trained on the decorated cells of ``samples``, with the share of
     validation drawings whose most alike other drawing on their sheet is the same kind."""
-    from sheetscan.lab.dataset import collect_parallel
-
     decorated = samples.labels["drawing"] > 0
     net = train_drawing_net(samples.patches["drawing"][decorated], sheet_kinds(samples.labels["drawing"][decorated]),
                             samples.photos["drawing"][decorated], seed=seed, epochs=passes["drawing"],
                             architecture=plan.architectures["drawing"],
                             progress=lambda e, loss: say(f"  drawing epoch {e + 1}/{passes['drawing']}: loss {loss:.4f}"))
-    validation = collect_parallel(VALIDATION_SEED, VALIDATION_PHOTOS, TRAIN_LEVELS, "drawings", (metadata["held_out_pen"],),
-                                  jobs, plan.scramble, plan.megapixels, plan.sheets_per_photo)
+    validation = _plan_samples(plan, VALIDATION_SEED, VALIDATION_PHOTOS, metadata["held_out_pen"], jobs)
     nearest = alike_shares(validation, net)
     say(f"  on {VALIDATION_PHOTOS} unseen photos, the most alike other drawing of a sheet is the same kind: {nearest}")
     return {"drawing": calibrated_model(net, np.ones(len(DRAWING_CLASSES), np.float32),
