@@ -27,7 +27,7 @@ from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, undistorted
-from sheetscan.reading.outlines import grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
+from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
                                       printed_lines, union)
 
@@ -106,7 +106,7 @@ def _find_garden(gray: np.ndarray, cell_mm: float) -> tuple[np.ndarray, Region, 
     # outside them: fit the cells by the inner crossings, and measure the outer line
     inner = np.s_[1:GRID_SIZE, 1:GRID_SIZE]
     nominal = grid_corners_mm(garden, 0.0)
-    to_photo, _ = cv2.findHomography(nominal[inner].reshape(-1, 2), crossings[inner].reshape(-1, 2), 0)
+    to_photo, _ = fit_homography(nominal[inner], crossings[inner])
     outer = cv2.perspectiveTransform(crossings.reshape(-1, 1, 2), np.linalg.inv(to_photo)).reshape(crossings.shape)
     beyond = np.concatenate([-outer[:, 0, 0], outer[:, -1, 0] - garden.w, -outer[0, :, 1], outer[-1, :, 1] - garden.h])
     border_mm = float(np.clip(2 * np.median(beyond), 0.0, 0.2 * cell_mm))

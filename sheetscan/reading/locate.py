@@ -18,7 +18,7 @@ import numpy as np
 
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.grid import find_grid_sheets, page_corners
-from sheetscan.reading.outlines import pixel_scaling, scale_at, scaled_points, shrunk
+from sheetscan.reading.outlines import fit_homography, pixel_scaling, scale_at, scaled_points, shrunk
 
 DETECT_LONG_SIDE = (1000, 2000)  # detect markers at these sizes, trying the next if a sheet is incomplete
 MIN_MARKERS = 2  # markers a sheet needs to be fitted (4 points each)
@@ -197,9 +197,7 @@ def _fit(group: list[tuple[int, np.ndarray]], layout: Layout) -> SheetLocation |
     if len(kept) < MIN_MARKERS:
         return None
     points = np.concatenate([np.arange(4 * k, 4 * k + 4) for k in kept])
-    homography, _ = cv2.findHomography(source[points], target[points], 0)
-    fitted = cv2.perspectiveTransform(source[points].reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
-    error = float(np.sqrt(np.mean(np.sum((fitted - target[points]) ** 2, axis=1))))
+    homography, error = fit_homography(source[points], target[points])
     return SheetLocation(homography, tuple(sorted(group[k][0] for k in kept)), error, _scale(homography, layout))
 
 

@@ -63,7 +63,7 @@ def fit_homography(source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, 
     """The homography (least squares, every point) taking ``source`` points (..., 2) to
     ``target``'s, and the RMS distance of the fitted points from the targets."""
     homography, _ = cv2.findHomography(source.reshape(-1, 2), target.reshape(-1, 2), 0)
-    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    fitted = cv2.perspectiveTransform(source.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
     return homography, float(np.sqrt(np.mean(np.sum((fitted - target.reshape(-1, 2)) ** 2, axis=1))))
 
 
