@@ -80,3 +80,33 @@ def test_held_out_styles_write_with_held_out_writers_only():
     plain = [s["style"]["digits"] for i in range(6) for s in synth_photo(i, 6, "scan", megapixels=2).truth["sheets"]]
     assert all(isinstance(d, list) and min(d) >= HELD_OUT_FROM for d in held)
     assert all(d == "font" or max(d) < HELD_OUT_FROM for d in plain) and "font" in plain
+
+
+def test_a_coarse_source_keeps_a_digit_where_it_was_but_thickens_and_blurs_it():
+    from sheetscan.synthetic.digits import SOURCE_LEVELS, coarse_digit, digit_images
+
+    seven = digit_images()[7, 3]
+    coarse = coarse_digit(seven, 8)
+    assert coarse.shape == seven.shape and coarse.max() == pytest.approx(1)
+    ink = (seven > 0.5).sum()
+    assert (coarse > 0.5).sum() > ink  # the ink spreads
+    assert len(np.unique(np.round(coarse, 3))) > SOURCE_LEVELS  # enlarged back with grey between the levels
+    # squared about its ink: centred, and as tall as the box
+    rows, columns = np.nonzero(coarse > 0.1)
+    assert rows.min() <= 1 and rows.max() >= seven.shape[0] - 2
+    assert abs(np.average(columns, weights=coarse[rows, columns]) - (seven.shape[1] - 1) / 2) < 2
+    assert np.allclose(coarse_digit(np.zeros_like(seven), 8), 0)
+
+
+def test_coarse_digits_reach_every_real_writer_on_asking_and_none_unasked():
+    from sheetscan.synthetic.digits import SOURCE_PX
+
+    def sources(**options):
+        return [s["style"].get("digit_source_px") for i in range(2)
+                for s in synth_photo(i, 6, "scan", 3, megapixels=2, **options).truth["sheets"] if s["style"]["digits"] != "font"]
+
+    held, asked = sources(held_out_styles=True), sources(held_out_styles=True, coarse_digits=True)
+    assert len(held) == len(asked) == 6 and held == [None] * 6
+    assert all(SOURCE_PX[0] <= px <= SOURCE_PX[1] for px in asked) and len(set(asked)) > 1
+    trained, trained_asked = sources(), sources(coarse_digits=True)  # some of these players write in a font
+    assert trained and set(trained) == {None} and len(trained_asked) == len(trained) and None not in trained_asked

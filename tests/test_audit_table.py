@@ -157,6 +157,24 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
         assert 0 <= low <= table[share] <= high <= 1 and high - low > 0.3  # one table: a wide interval
 
 
+@pytest.mark.parametrize("command", [["read"], ["audit"], ["table", "--sheets-per-photo", "2", "--jobs", "1", "--repeat", "1"]])
+def test_the_benches_write_with_coarse_digits_on_asking(runner, monkeypatch, command):
+    from sheetscan.lab import bench
+
+    asked = []
+
+    def recorded(*args, **kwargs):
+        asked.append(kwargs.get("coarse_digits", False))
+        return synth_photo(*args, **kwargs)
+
+    synth_photo = bench.synth_photo
+    monkeypatch.setattr(bench, "synth_photo", recorded)
+    result = runner.invoke(app, ["bench", *command, "--n", "1", "--seed", "5", "--level", "scan", "--coarse-digits", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.strip().splitlines()[-1])["coarse_digits"] is True
+    assert asked == [True] * (2 if command == ["read"] else 1)  # a read's timed photo too: it is drawn in the run's hands
+
+
 @pytest.mark.parametrize("successes, trials, low, high", [(8, 10, 0.490, 0.943), (0, 10, 0.0, 0.278),
                                                           (10, 10, 0.722, 1.0), (96, 100, 0.901, 0.984)])
 def test_wilson_interval_matches_published_values(successes, trials, low, high):

@@ -19,6 +19,9 @@ FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures a
 HeldOutStyles = Annotated[bool, typer.Option("--held-out-styles", help="Draw every sheet with the drawing archetypes "
                                                "held out of training alone (synthetic/archetypes.py HELD_OUT): "
                                                "reading drawings the networks never saw.")]
+CoarseDigits = Annotated[bool, typer.Option("--coarse-digits", help="Write every real writer's digits from a "
+                                            "coarse source (synthetic/digits.py: 7-12 px a side, 16 grey levels), "
+                                            "as digits scanned small or photographed blurred look.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)
@@ -68,6 +71,7 @@ def bench_read_command(
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    coarse_digits: CoarseDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     read_layout: Optional[Path] = typer.Option(None, "--read-layout", help="Read with this layout file (one made by "
@@ -91,10 +95,11 @@ def bench_read_command(
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
-                             layout_name=layout.value, read_layout=reader_layout)
+                             layout_name=layout.value, read_layout=reader_layout, coarse_digits=coarse_digits)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
+        f"{', coarse digits' if f['coarse_digits'] else ''}"
         f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}"
         f"{', read with ' + str(read_layout) if read_layout else ''}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
@@ -120,6 +125,7 @@ def bench_audit_command(
                                        "numbers hold a mistake (more gives more sheets to flag)."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    coarse_digits: CoarseDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
@@ -134,9 +140,10 @@ def bench_audit_command(
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
                               held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
-                              layout_name=layout.value)
+                              layout_name=layout.value, coarse_digits=coarse_digits)
     print_figures(f, as_json, "\n".join([
-        f"{f['photos']} {f['level']} photos (seed {f['seed']}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
+        f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
+        f"{', coarse digits' if f['coarse_digits'] else ''}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
@@ -155,6 +162,7 @@ def bench_table_command(
     repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
+    coarse_digits: CoarseDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
@@ -171,7 +179,7 @@ def bench_table_command(
     jobs = jobs or default_jobs()
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
-                          markers=markers.value, layout_name=layout.value,
+                          markers=markers.value, layout_name=layout.value, coarse_digits=coarse_digits,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "

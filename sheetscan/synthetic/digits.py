@@ -4,6 +4,10 @@ Debian's ``opencv-doc`` ships ``digits.png``: 5,000 digits of 20 x 20 pixels, 50
 50 rows of 100 (rows 5d to 5d + 4 hold the digit d). A player who writes real digits keeps one
 sample of each digit for the whole sheet. Samples from HELD_OUT_FROM on are held out of
 training: the benches' ``--held-out-styles`` write with those alone. Reading never needs them.
+
+A writer's digits may also come from a coarser source (``source_px``): each sample squared to
+its ink, reduced to source_px x source_px with 16 grey levels and enlarged back, as digits
+scanned small or photographed blurred look; thicker, rounder strokes than MNIST's.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ SAMPLES_PER_DIGIT = 500
 HELD_OUT_FROM = 400  # samples 400-499 of each digit: writers no network trains on
 SPACING_PX = 2  # between two digits of a number, in the samples' pixels
 MINUS = (8, 2)  # a minus sign's width and thickness, in the samples' pixels
+SOURCE_PX = (7, 12)  # a coarse source's side, in pixels, least and most
+SOURCE_LEVELS = 16  # grey levels a coarse source keeps
 
 
 @lru_cache(maxsize=1)
@@ -33,15 +39,47 @@ def digit_images() -> np.ndarray:
     return cells.astype(np.float32) / 255
 
 
+@lru_cache(maxsize=SOURCE_PX[1] - SOURCE_PX[0] + 1)
+def coarse_digit_images(source_px: int) -> np.ndarray:
+    """digit_images seen first at ``source_px`` x ``source_px`` (each sample squared to its ink)."""
+    images = digit_images()
+    coarse = np.empty_like(images)
+    for digit, sample in np.ndindex(images.shape[:2]):
+        coarse[digit, sample] = coarse_digit(images[digit, sample], source_px)
+    return coarse
+
+
+def coarse_digit(glyph: np.ndarray, source_px: int) -> np.ndarray:
+    """A float ink ``glyph`` squared about its ink, reduced to ``source_px`` pixels a side with
+    SOURCE_LEVELS grey levels and enlarged back to its own size (its darkest pixel full ink)."""
+    rows, columns = np.flatnonzero(glyph.max(axis=1) > 0.1), np.flatnonzero(glyph.max(axis=0) > 0.1)
+    if not rows.size:
+        return glyph
+    ink = glyph[rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
+    side = max(ink.shape)
+    square = np.zeros((side, side), np.float32)
+    top, left = (side - ink.shape[0]) // 2, (side - ink.shape[1]) // 2
+    square[top : top + ink.shape[0], left : left + ink.shape[1]] = ink
+    small = np.round(cv2.resize(square, (source_px, source_px), interpolation=cv2.INTER_AREA) * SOURCE_LEVELS) / SOURCE_LEVELS
+    large = cv2.resize(small, glyph.shape[::-1], interpolation=cv2.INTER_LINEAR)
+    return np.clip(large / max(float(large.max()), 1e-6), 0, 1).astype(np.float32)
+
+
+def pick_source_px(rng: np.random.Generator) -> int:
+    """A coarse source's side for one writer."""
+    return int(rng.integers(SOURCE_PX[0], SOURCE_PX[1] + 1))
+
+
 def pick_writer(rng: np.random.Generator, held_out: bool = False) -> tuple[int, ...]:
     """One sample index for each digit: the held-out samples alone, or the others."""
     low, high = (HELD_OUT_FROM, SAMPLES_PER_DIGIT) if held_out else (0, HELD_OUT_FROM)
     return tuple(int(i) for i in rng.integers(low, high, 10))
 
 
-def digits_mask(text: str, writer: tuple[int, ...]) -> np.ndarray:
-    """A number (digits and a leading minus) in the ``writer``'s digits: a float32 ink mask."""
-    images = digit_images()
+def digits_mask(text: str, writer: tuple[int, ...], source_px: int | None = None) -> np.ndarray:
+    """A number (digits and a leading minus) in the ``writer``'s digits, seen first at
+    ``source_px`` when given (coarse_digit): a float32 ink mask."""
+    images = digit_images() if source_px is None else coarse_digit_images(source_px)
     parts = []
     for char in text:
         if char == "-":

@@ -77,6 +77,7 @@ class HandStyle:
     width_mm: float
     # Numbers in real handwriting: one sample of each digit (digits.py); None writes them in the font
     writer: tuple[int, ...] | None = None
+    digit_source_px: int | None = None  # the writer's digits from a coarse source (digits.coarse_digit)
 
     @property
     def name(self) -> str:
@@ -85,7 +86,8 @@ class HandStyle:
     def to_dict(self) -> dict:
         return {"pen": self.pen, "neatness": self.neatness, "font": Path(self.font).stem,
                 "opacity": round(self.opacity, 3), "width_mm": round(self.width_mm, 3),
-                "digits": "font" if self.writer is None else list(self.writer)}
+                "digits": "font" if self.writer is None else list(self.writer),
+                **({} if self.digit_source_px is None else {"digit_source_px": self.digit_source_px})}
 
 
 def random_style(rng: np.random.Generator, fonts: tuple[str, ...] | None = None) -> HandStyle:
@@ -183,7 +185,7 @@ def ink_text(coverage: np.ndarray, text: str, style: HandStyle, box: tuple[float
     """Write ``text`` by hand into ``box`` = (x, y, w, h) pixels of ``coverage``."""
     x, y, w, h = box
     number = text.lstrip("-").isdigit()
-    mask = digits_mask(text, style.writer) if number and style.writer else text_mask(text, style.font, style.width_mm)
+    mask = digits_mask(text, style.writer, style.digit_source_px) if number and style.writer else text_mask(text, style.font, style.width_mm)
     spec = NEATNESS[style.neatness]
     angle = rng.uniform(-spec["rotation"], spec["rotation"]) * 0.5
     target_h = h * rng.uniform(*height_frac)

@@ -16,7 +16,7 @@ import numpy as np
 
 from sheetscan.files import write_atomically
 from sheetscan.synthetic.camera import LEVELS, photo_size, photograph
-from sheetscan.synthetic.digits import pick_writer
+from sheetscan.synthetic.digits import pick_source_px, pick_writer
 from sheetscan.game.gardenfile import garden_to_dict, turn_to_dict
 from sheetscan.game.garden import SheetRecord, Turn, TurnKind
 from sheetscan.synthetic.handdraw import CROSSED_OUT_CHANCE, draw_game, player_drawings
@@ -104,7 +104,7 @@ def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetReco
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT, player: int | None = None) -> SynthPhoto:
+                layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
@@ -112,6 +112,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
+    ``coarse_digits`` writes every real writer's digits from a coarse source (digits.py): a
+    measure only, no training photo has them.
     ``markers`` prints the corner markers as MARKER_PRINTS says; the games, hands and camera
     are the same whatever it is, so runs with and without markers compare sheet for sheet.
     ``layout_name`` is the sheet design drawn (LAYOUT_NAMES).
@@ -138,6 +140,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
         style = random_style(rng)
         if held_out_styles or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
             style = replace(style, writer=pick_writer(writers, held_out_styles))
+            if coarse_digits:
+                style = replace(style, digit_source_px=pick_source_px(writers))
         hand = player_drawings(players_hand or hands, held_out_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
