@@ -230,8 +230,8 @@ TABLES_MIX = (1, 1, 2, 1, 1, 3, 1, 1, 4, 1)
 # digits but 96.0% of unseen ones, so it sees more hands rather than the same ones again.
 BOX_EPOCHS = {"turn": 4, "mark": 4, "number": 12}
 BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32, 64, 96), 128)}
-# The first box set's number reader also learns the pad, from 3,200 photos of it after the 4,800 of
-# the print-and-play sheet: trained on that sheet alone, it read 79.5% of the pad's unseen scrambled
+# Both box sets' number readers also learn the pad, from 3,200 photos of it after the 4,800 of
+# the print-and-play sheet (table photos of pads for boxes-tables): trained on that sheet alone, it read 79.5% of the pad's unseen scrambled
 # numbers against 90.9% of the sheet's. The turn and mark networks train on the print-and-play
 # photos alone: trained with the pad too, the turn network read held-out writers' turn boxes worse,
 # and the pad's turn boxes are read in that sheet's frame anyway (boxes.turn_patches). Figures in
@@ -253,7 +253,7 @@ PLANS = dict(zip(TRAINING_PLANS, (
     # a table sheet there has 1.2 to 2 px/mm). Alone it reads table sheets' boxes better and
     # sheets alone a little worse (number tens 98.7% -> 97.7%); the reader averages the two.
     TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[1], BOX_EPOCHS, BOX_ARCHITECTURES,
-                 megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes"),
+                 megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes", other_designs=BOX_OTHER_DESIGNS),
     # drawings: the drawing network, on sheets alone (a photo is then a sheet: the contrast is within it)
     TrainingPlan(3000, 1800, False, DEFAULT_DRAWING_MODEL_PATH, {"drawing": 20}, {"drawing": SMALL}, kind="drawings"),
 ), strict=True))
