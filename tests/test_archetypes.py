@@ -82,7 +82,7 @@ def test_held_out_styles_write_with_held_out_writers_only():
     assert all(d == "font" or max(d) < HELD_OUT_FROM for d in plain) and "font" in plain
 
 
-def test_a_coarse_source_keeps_a_digit_where_it_was_but_thickens_and_blurs_it():
+def test_a_coarse_source_squares_a_digit_about_its_ink_and_thickens_and_blurs_it():
     from sheetscan.synthetic.digits import SOURCE_LEVELS, coarse_digit, digit_images
 
     seven = digit_images()[7, 3]

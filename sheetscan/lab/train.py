@@ -230,12 +230,12 @@ TABLES_MIX = (1, 1, 2, 1, 1, 3, 1, 1, 4, 1)
 # digits but 96.0% of unseen ones, so it sees more hands rather than the same ones again.
 BOX_EPOCHS = {"turn": 4, "mark": 4, "number": 12}
 BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32, 64, 96), 128)}
-# Both box sets' number readers also learn the pad, from 3,200 photos of it after the 4,800 of
-# the print-and-play sheet (table photos of pads for boxes-tables): trained on that sheet alone, it read 79.5% of the pad's unseen scrambled
-# numbers against 90.9% of the sheet's. The turn and mark networks train on the print-and-play
-# photos alone: trained with the pad too, the turn network read held-out writers' turn boxes worse,
-# and the pad's turn boxes are read in that sheet's frame anyway (boxes.turn_patches). Figures in
-# docs/models.md.
+# Both box sets' number readers also learn the pad, from 3,200 photos of it after the 4,800 of the
+# print-and-play sheet (table photos of pads for boxes-tables): the first, trained on that sheet
+# alone, read 79.5% of the pad's unseen scrambled numbers against 90.9% of the sheet's. The turn
+# and mark networks train on the print-and-play photos alone: trained with the pad too, the turn
+# network read held-out writers' turn boxes worse, and the pad's turn boxes are read in that
+# sheet's frame anyway (boxes.turn_patches). Figures in docs/models.md.
 BOX_OTHER_DESIGNS = (("pad", 3200),)
 OTHER_DESIGN_NETWORKS = ("number",)  # the networks the other designs' photos train
 # The plans, in the order of TRAINING_PLANS (the names `sheetscan train --networks` takes).

@@ -24,6 +24,7 @@ SAMPLES_PER_DIGIT = 500
 HELD_OUT_FROM = 400  # samples 400-499 of each digit: writers no network trains on
 SPACING_PX = 2  # between two digits of a number, in the samples' pixels
 MINUS = (8, 2)  # a minus sign's width and thickness, in the samples' pixels
+INK_FLOOR = 0.1  # a sample's pixel above this much ink is part of its digit (its ink's bounds)
 SOURCE_PX = (7, 12)  # a coarse source's side, in pixels, least and most
 SOURCE_LEVELS = 16  # grey levels a coarse source keeps
 
@@ -52,7 +53,7 @@ def coarse_digit_images(source_px: int) -> np.ndarray:
 def coarse_digit(glyph: np.ndarray, source_px: int) -> np.ndarray:
     """A float ink ``glyph`` squared about its ink, reduced to ``source_px`` pixels a side with
     SOURCE_LEVELS grey levels and enlarged back to its own size (its darkest pixel full ink)."""
-    rows, columns = np.flatnonzero(glyph.max(axis=1) > 0.1), np.flatnonzero(glyph.max(axis=0) > 0.1)
+    rows, columns = np.flatnonzero(glyph.max(axis=1) > INK_FLOOR), np.flatnonzero(glyph.max(axis=0) > INK_FLOOR)
     if not rows.size:
         return glyph
     ink = glyph[rows.min() : rows.max() + 1, columns.min() : columns.max() + 1]
@@ -87,9 +88,9 @@ def digits_mask(text: str, writer: tuple[int, ...], source_px: int | None = None
             glyph[DIGIT_PX // 2 - MINUS[1] // 2 : DIGIT_PX // 2 + MINUS[1] - MINUS[1] // 2] = 1
         else:
             glyph = images[int(char), writer[int(char)]]
-            columns = np.flatnonzero(glyph.max(axis=0) > 0.1)
+            columns = np.flatnonzero(glyph.max(axis=0) > INK_FLOOR)
             glyph = glyph[:, columns.min() : columns.max() + 1] if columns.size else glyph
         parts += [glyph, np.zeros((DIGIT_PX, SPACING_PX), np.float32)]
     mask = np.hstack(parts[:-1])
-    rows = np.flatnonzero(mask.max(axis=1) > 0.1)
+    rows = np.flatnonzero(mask.max(axis=1) > INK_FLOOR)
     return mask[rows.min() : rows.max() + 1] if rows.size else mask
