@@ -40,16 +40,6 @@ def digit_images() -> np.ndarray:
     return cells.astype(np.float32) / 255
 
 
-@lru_cache(maxsize=SOURCE_PX[1] - SOURCE_PX[0] + 1)
-def coarse_digit_images(source_px: int) -> np.ndarray:
-    """digit_images seen first at ``source_px`` x ``source_px`` (each sample squared to its ink)."""
-    images = digit_images()
-    coarse = np.empty_like(images)
-    for digit, sample in np.ndindex(images.shape[:2]):
-        coarse[digit, sample] = coarse_digit(images[digit, sample], source_px)
-    return coarse
-
-
 def coarse_digit(glyph: np.ndarray, source_px: int) -> np.ndarray:
     """A float ink ``glyph`` squared about its ink, reduced to ``source_px`` pixels a side with
     SOURCE_LEVELS grey levels and enlarged back to its own size (its darkest pixel full ink)."""
@@ -80,14 +70,14 @@ def pick_writer(rng: np.random.Generator, held_out: bool = False) -> tuple[int, 
 def digits_mask(text: str, writer: tuple[int, ...], source_px: int | None = None) -> np.ndarray:
     """A number (digits and a leading minus) in the ``writer``'s digits, seen first at
     ``source_px`` when given (coarse_digit): a float32 ink mask."""
-    images = digit_images() if source_px is None else coarse_digit_images(source_px)
     parts = []
     for char in text:
         if char == "-":
             glyph = np.zeros((DIGIT_PX, MINUS[0]), np.float32)
             glyph[DIGIT_PX // 2 - MINUS[1] // 2 : DIGIT_PX // 2 + MINUS[1] - MINUS[1] // 2] = 1
         else:
-            glyph = images[int(char), writer[int(char)]]
+            glyph = digit_images()[int(char), writer[int(char)]]
+            glyph = glyph if source_px is None else coarse_digit(glyph, source_px)
             columns = np.flatnonzero(glyph.max(axis=0) > INK_FLOOR)
             glyph = glyph[:, columns.min() : columns.max() + 1] if columns.size else glyph
         parts += [glyph, np.zeros((DIGIT_PX, SPACING_PX), np.float32)]
