@@ -63,6 +63,15 @@ def test_no_layout_is_made_from_a_photo_without_a_garden(tmp_path, runner):
     assert not out.exists()
 
 
+def test_a_page_joined_by_a_light_table_gives_no_layout_rather_than_one_that_finds_no_sheet(tmp_path, runner):
+    photo = tmp_path / "light-table.jpg"
+    photo.write_bytes(blank_photo(5, 1, "phone", "print-and-play").jpeg)  # a bright table beside the page
+    out = tmp_path / "found.json"
+    result = runner.invoke(cli.app, ["layout", "from-photo", str(photo), "--out", str(out)])
+    assert result.exit_code == 4 and "could not find the page's edges" in result.output
+    assert "darker surface" in result.output and not out.exists()
+
+
 def test_a_layout_missing_parts_is_not_written_and_says_what(tmp_path, runner):
     photo = tmp_path / "bare.png"
     cv2.imwrite(str(photo), negative_photo(PAGE_KINDS.index("bare_grid"), 3, "scan")[1])
@@ -124,3 +133,41 @@ def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
     # ellipses inside a box found already (the pond icons) are no leaves
     inside_icons = ellipses(lines, 20, avoid=[Box(30, 20, 60, 40)])
     assert len(inside_icons) == 3 and all(leaf.y > 130 for leaf in inside_icons)
+
+
+def test_a_faint_square_with_gaps_in_its_outline_is_a_box_and_its_label_is_not_part_of_it():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import printed_boxes
+
+    lines = np.zeros((int(60 * scale), int(60 * scale)), np.uint8)
+    x, y, side = 20, 15, 20
+    cv2.rectangle(lines, (int(x * scale), int(y * scale)), (int((x + side) * scale), int((y + side) * scale)), 255, 1)
+    for gap in (10, 16, 22):  # one-pixel gaps in the top and right sides, as a grey line in shadow shows
+        lines[int(y * scale), int((x + gap - 5) * scale)] = 0
+        lines[int((y + gap - 5) * scale), int((x + side) * scale)] = 0
+    # a label whose letters touch the bottom side: closed, the square and the label make a rectangle too
+    cv2.rectangle(lines, (int(23 * scale), int((y + side) * scale)), (int(37 * scale), int((y + side + 3) * scale)), 255, -1)
+    boxes = printed_boxes(lines)
+    assert len(boxes) == 1
+    assert abs(boxes[0].x - x) < 0.5 and abs(boxes[0].y - y) < 0.5
+    assert abs(boxes[0].w - side) < 0.5 and abs(boxes[0].h - side) < 0.5
+
+
+def test_a_row_missing_one_box_has_it_put_back_where_the_lines_outline_it():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import Box, lattice
+
+    grid = [[Box(10 + 45 * column, 20 + 15 * row, 42, 12) for column in range(3)] for row in range(4)]
+    lines = np.zeros((int(100 * scale), int(160 * scale)), np.uint8)
+    for box in (box for row in grid for box in row):
+        cv2.rectangle(lines, (int(box.x * scale), int(box.y * scale)),
+                      (int((box.x + box.w) * scale), int((box.y + box.h) * scale)), 255, 2)
+    seen = [box for row in grid for box in row if box != grid[2][0]]  # its outline joins the row above's
+    found = lattice(seen, 4, 3, lines)
+    assert found is not None and len(found[2]) == 3
+    put_back = found[2][0]
+    assert abs(put_back.x - grid[2][0].x) < 0.5 and abs(put_back.y - grid[2][0].y) < 0.5
+    # no outline there, no box put back, and no lattice
+    x, y = int(grid[2][0].x * scale), int(grid[2][0].y * scale)
+    lines[y - 5 : y + int(12 * scale) + 5, x - 5 : x + int(42 * scale) + 5] = 0
+    assert lattice(seen, 4, 3, lines) is None

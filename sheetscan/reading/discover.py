@@ -35,6 +35,10 @@ CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
 MIN_SUB_BOX_SEEN = 3  # turn boxes in which a sub-box must be seen whole to be placed
 PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side
+# gardens: the most blank paper between the page's edge and its printed boxes (0.3 at most on
+# the two designs here); a page found wider joined a table as light as the paper, and its
+# layout would find no sheet
+PAGE_MARGIN = 0.5
 MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
 SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
     Season.AUTUMN: ("AUTUMN", "FALL", "OTONO", "AUTOMNE", "HERBST", "AUTUNNO"),
@@ -167,9 +171,10 @@ def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region):
     return best[1], best[2], best[3]
 
 
-def _turns(boxes: list[Box], words: list[tuple[str, Box]]) -> tuple[dict | None, list[Box]]:
-    """The compact ``turns`` member from 4 rows of 3 alike boxes with 3 boxes inside each."""
-    rows = lattice(boxes, len(Season), TURNS_PER_SEASON)
+def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) -> tuple[dict | None, list[Box]]:
+    """The compact ``turns`` member from 4 rows of 3 alike boxes with 3 boxes inside each (the
+    page's printed ``lines`` outline a box a row misses)."""
+    rows = lattice(boxes, len(Season), TURNS_PER_SEASON, lines)
     if rows is None:
         return None, []
     turns = [b for row in rows for b in row]
@@ -237,7 +242,7 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     lines = printed_lines(page)
     boxes = [b for b in printed_boxes(lines) if not overlaps(b, grid)]
     missing, drawn = [], {"garden": [grid]}
-    turns, turn_boxes = _turns(boxes, words)
+    turns, turn_boxes = _turns(boxes, words, lines)
     drawn["turn"] = turn_boxes
     rest = [b for b in boxes if not any(t.holds(b) or t == b for t in turn_boxes)]
     scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
@@ -266,6 +271,9 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
                                 ("name_box", name_box, "the name box"), ("bonsai", leaves, "the bonsai's 3 leaves")):
         if not found:
             missing.append(what)
+    printed = union([box for kind in drawn.values() for box in kind])
+    if max(printed.x, printed.y, width - printed.x - printed.w, height - printed.y - printed.h) > PAGE_MARGIN * grid.w:
+        missing.append("the page's edges (the table is as light as the paper: photograph the sheet on a darker surface)")
     if scoring:
         document["scoring"] = {**scoring[0].compact(), "step_x": round((scoring[-1].x - scoring[0].x) / 8, 2),
                                "label_h": round(0.35 * scoring[0].h, 1), "categories": list(CATEGORIES)}

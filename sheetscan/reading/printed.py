@@ -55,19 +55,13 @@ def printed_lines(page: np.ndarray) -> np.ndarray:
 
 def printed_boxes(lines: np.ndarray) -> list[Box]:
     """Every printed rectangle in an upright page's ``lines`` (printed_lines), each printed
-    line's two edges merged."""
-    contours, _ = cv2.findContours(lines, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
-    s = 1 / PAGE_PX_PER_MM
-    found: list[Box] = []
-    for contour in contours:
-        x, y, w, h = cv2.boundingRect(contour)
-        if min(w, h) * s < MIN_BOX_MM or cv2.contourArea(contour) < RECT_FILL * w * h:
-            continue
-        # straight sides within a share of the short side (of the perimeter, a long box's would be
-        # lost), and of the long side as a lens bends it
-        if len(cv2.approxPolyDP(contour, SIDE_STRAIGHTNESS * min(w, h) + SIDE_BEND * (max(w, h) - min(w, h)), True)) != 4:
-            continue
-        found.append(Box((x + 0.5) * s, (y + 0.5) * s, (w - 1) * s, (h - 1) * s))
+    line's two edges merged. A faint outline's one-pixel gaps are then closed and the inner
+    edges of the closed outlines that cross no box seen already are added (a pond icon's or a
+    sub-box's grey outline in shadow: 2 blank print-and-play phone photos of 12). Only inner
+    edges: a closed outer edge takes in a label that touches its box, and makes a box of both."""
+    found = _rectangles(lines)
+    closed = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    found += [box for box in _rectangles(closed, inner_only=True) if not any(_crosses(box, seen) for seen in found)]
     merged: list[list[Box]] = []
     for box in sorted(found, key=lambda b: (b.x, b.y)):
         for group in merged:
@@ -81,6 +75,26 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
         else:
             merged.append([box])
     return [Box(*np.mean([[b.x, b.y, b.w, b.h] for b in group], axis=0)) for group in merged]
+
+
+def _rectangles(lines: np.ndarray, inner_only: bool = False) -> list[Box]:
+    """The outlines in ``lines`` that are rectangles, one for each edge of a printed line (the
+    inner edges alone if ``inner_only``: a box's outer edge may take in a label that touches it)."""
+    contours, hierarchy = cv2.findContours(lines, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if inner_only:
+        contours = [c for c, (*_, parent) in zip(contours, hierarchy[0], strict=True) if parent >= 0]
+    s = 1 / PAGE_PX_PER_MM
+    found: list[Box] = []
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        if min(w, h) * s < MIN_BOX_MM or cv2.contourArea(contour) < RECT_FILL * w * h:
+            continue
+        # straight sides within a share of the short side (of the perimeter, a long box's would be
+        # lost), and of the long side as a lens bends it
+        if len(cv2.approxPolyDP(contour, SIDE_STRAIGHTNESS * min(w, h) + SIDE_BEND * (max(w, h) - min(w, h)), True)) != 4:
+            continue
+        found.append(Box((x + 0.5) * s, (y + 0.5) * s, (w - 1) * s, (h - 1) * s))
+    return found
 
 
 def alike(boxes: list[Box], like: Box) -> list[Box]:
@@ -100,17 +114,39 @@ def rows(boxes: list[Box]) -> list[list[Box]]:
     return [sorted(row, key=lambda b: b.x) for row in rows]
 
 
-def lattice(boxes: list[Box], row_count: int, column_count: int) -> list[list[Box]] | None:
+def lattice(boxes: list[Box], row_count: int, column_count: int, lines: np.ndarray) -> list[list[Box]] | None:
     """``row_count`` rows of ``column_count`` alike boxes among ``boxes``, if some size of them
-    makes one."""
+    makes one. A row may miss one box, put back in its column (the whole rows' lefts) where the
+    printed ``lines`` (printed_lines) outline it and it crosses no box: a turn box's outline
+    that joins its neighbour's below, or that its sub-boxes touch, is no rectangle."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
-        grouped = [row for row in rows(alike(boxes, like)) if len(row) == column_count]
+        grouped = [row for row in rows(alike(boxes, like)) if column_count - 1 <= len(row) <= column_count]
         for start in range(len(grouped) - row_count + 1):
             chosen = grouped[start : start + row_count]
-            lefts = np.array([[b.x for b in row] for row in chosen])
-            if np.ptp(lefts, axis=0).max() <= 2 * SAME_LINE_MM:
-                return chosen
+            whole = [row for row in chosen if len(row) == column_count]
+            if len(whole) < max(2, round(MIN_SEEN * row_count)):
+                continue
+            lefts = np.array([[b.x for b in row] for row in whole])
+            if np.ptp(lefts, axis=0).max() > 2 * SAME_LINE_MM:
+                continue
+            completed = [row if len(row) == column_count else _put_back(row, lefts.mean(axis=0), boxes, lines)
+                         for row in chosen]
+            if all(completed):
+                return completed
     return None
+
+
+def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
+    """``row`` with its one missing box put back at the column left of ``lefts`` that none of its
+    boxes stands at, where the printed ``lines`` outline it and it crosses none of ``boxes``."""
+    seen = [int(np.argmin(np.abs(lefts - b.x))) for b in row]
+    if len(set(seen)) < len(row) or any(abs(lefts[k] - b.x) > 2 * SAME_LINE_MM for k, b in zip(seen, row, strict=True)):
+        return None
+    missing = next(k for k in range(len(lefts)) if k not in seen)
+    box = Box(float(lefts[missing]), float(np.mean([b.y for b in row])), *np.mean([[b.w, b.h] for b in row], axis=0))
+    if outlined(lines, box) < MIN_OUTLINED or any(_crosses(box, other) for other in boxes):
+        return None
+    return sorted([*row, box], key=lambda b: b.x)
 
 
 def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
@@ -227,6 +263,11 @@ def _in_a_line(boxes: list[Box]) -> bool:
     twice_area = abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay))
     longest = max(np.hypot(bx - ax, by - ay), np.hypot(cx - ax, cy - ay), np.hypot(cx - bx, cy - by))
     return twice_area / max(longest, 1e-9) < 0.15 * longest
+
+
+def _crosses(a: Box, b: Box) -> bool:
+    """Whether two boxes overlap with neither holding the other."""
+    return overlaps(a, b) and not a.holds(b) and not b.holds(a)
 
 
 def overlaps(a: Box, b: Box) -> bool:
