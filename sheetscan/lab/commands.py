@@ -261,7 +261,7 @@ def bench_layout_command(
     lines += [f"  {count} x {reason}" for reason, count in f["failures"].items()]
     lines.append(f"  {f['read_photos']} filled photos (seed {f['seed'] + 1}, no markers) read with the design's own "
                  f"layout: {figures(f['with_own_layout'])}")
-    lines += [f"  ... with the layout found in blank photo {i + 1}: {figures(r)}" for i, r in enumerate(f["with_found_layouts"])]
+    lines += [f"  ... with the layout found in photo {r['photo']}: {figures(r)}" for r in f["with_found_layouts"]]
     print_figures(f, as_json, "\n".join(lines))
 
 

@@ -31,7 +31,7 @@ def bench_layout(count: int, seed: int, level: str, layout_name: str, reads: int
                 if discovered.missing:
                     reason = "missing " + "; ".join(discovered.missing)
                 else:
-                    found.append(expand_layout(discovered.document))
+                    found.append((index, expand_layout(discovered.document)))
                     complete += 1
                     reason = None
             except (LayoutError, SheetscanError) as error:
@@ -42,12 +42,12 @@ def bench_layout(count: int, seed: int, level: str, layout_name: str, reads: int
                 say(f"layout {index}")
     keys = ("sheets_found", "decoration_accuracy", "water_accuracy", "tree_dot_accuracy", "exact_total")
     own = bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none")
-    readings = [bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", read_layout=layout)
-                for layout in found[:layouts_read]]
+    readings = [(index, bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", read_layout=layout))
+                for index, layout in found[:layouts_read]]
     return {
         "blank_photos": count, "filled": filled, "level": level, "seed": seed, "layout": layout_name,
         "layouts_complete": complete / count, "failures": failures,
         "read_photos": reads, "with_own_layout": {key: own[key] for key in keys},
-        "with_found_layouts": [{key: reading[key] for key in keys} for reading in readings],
+        "with_found_layouts": [{"photo": index, **{key: reading[key] for key in keys}} for index, reading in readings],
         "own_layout_name": load_layout(layout_name).name,
     }

@@ -20,7 +20,7 @@ from sheetscan.reading.digits import draw_digits_together
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
-from sheetscan.design.layout import Layout, Region, load_layout
+from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
 from sheetscan.game.rules import CATEGORIES, MAX_PRUNINGS
@@ -92,9 +92,6 @@ def region_patches(canonical: np.ndarray, regions: list[Region], spec: PatchSpec
         crop = canonical[max(y0, 0) : y1, max(x0, 0) : x1]
         patches[index] = ink_map(cv2.resize(crop, (width, height), interpolation=cv2.INTER_AREA))
     return patches
-
-
-TURN_PARTS = ("first", "second", "location")
 
 
 def _turn_knots(layout: Layout, index: int, margin_mm: float, trained: Layout) -> tuple[np.ndarray, np.ndarray]:

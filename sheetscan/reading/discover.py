@@ -28,17 +28,18 @@ from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
-from sheetscan.reading.printed import (PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, overlaps, printed_boxes,
-                                      printed_lines, union)
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, outlined,
+                                      overlaps, printed_boxes, printed_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
-MIN_SUB_BOX_SEEN = 3  # turn boxes in which a sub-box must be seen whole to be placed
+MIN_SUB_BOX_OUTLINED = 3  # turn boxes in which the printed lines must outline a sub-box for it to be placed
 PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any side
-# gardens: the most blank paper between the page's edge and its printed boxes (0.3 at most on
-# the two designs here); a page found wider joined a table as light as the paper, and its
-# layout would find no sheet
-PAGE_MARGIN = 0.5
+# gardens: the most blank paper between the page's edge and its printed boxes (0.28 at most on
+# the two designs here); a page found wider joined a table as light as the paper. A page bounded
+# too small costs little (its corners lie on the paper), one too large a table's other sheets
+PAGE_MARGIN = 0.35
+LIGHT_TABLE_MARGIN = 0.05  # gardens of paper taken to lie past the printed boxes where no side's edge was seen
 MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
 SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
     Season.AUTUMN: ("AUTUMN", "FALL", "OTONO", "AUTOMNE", "HERBST", "AUTUNNO"),
@@ -135,81 +136,115 @@ def _page_bounds(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) 
     return float(low[0]), float(low[1]), float(high[0]), float(high[1])
 
 
-def _upright_pages(gray: np.ndarray, garden_to_photo: np.ndarray, bounds) -> list[tuple[np.ndarray, np.ndarray]]:
-    """For each of 4 quarter turns, (upright millimetres to the garden's millimetres, the
-    upright page drawn at PAGE_PX_PER_MM)."""
+def _upright_page(gray: np.ndarray, garden_to_photo: np.ndarray, bounds, turn: int) -> tuple[np.ndarray, np.ndarray]:
+    """The page within ``bounds`` (x0, y0, x1, y1 in the garden's millimetres) turned ``turn``
+    quarter turns: (upright millimetres to the garden's millimetres, the upright page drawn at
+    PAGE_PX_PER_MM)."""
     x0, y0, x1, y1 = bounds
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-    width, height = x1 - x0, y1 - y0
-    pages = []
-    for turn in range(4):
-        w, h = (width, height) if turn % 2 == 0 else (height, width)
-        upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        to_garden = cv2.getPerspectiveTransform(upright, np.roll(corners, -turn, axis=0))
-        pixels = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
-                           [0, 0, 1]])
-        size = (int(round(w * PAGE_PX_PER_MM)), int(round(h * PAGE_PX_PER_MM)))
-        page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ pixels, size,
-                                   flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
-        pages.append((to_garden, page))
-    return pages
+    w, h = (x1 - x0, y1 - y0) if turn % 2 == 0 else (y1 - y0, x1 - x0)
+    upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    to_garden = cv2.getPerspectiveTransform(upright, np.roll(corners, -turn, axis=0))
+    pixels = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
+                       [0, 0, 1]])
+    size = (int(round(w * PAGE_PX_PER_MM)), int(round(h * PAGE_PX_PER_MM)))
+    page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ pixels, size,
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
+    return to_garden, page
 
 
-def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region):
-    """The page turned the way its printed words read: (upright millimetres to the garden's,
-    the upright page, its words)."""
-    # a page drawn much coarser than the photo would alias its thin lines
-    gray, shrink = shrunk(gray, max(gray.shape) * 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
-    garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
-    bounds = _page_bounds(gray, garden_to_photo, garden)
+def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, bounds) -> tuple[int, np.ndarray, np.ndarray, list]:
+    """The page turned the way its printed words read: (its quarter turns, upright millimetres
+    to the garden's, the upright page, its words)."""
     best = None
-    for to_garden, page in _upright_pages(gray, garden_to_photo, bounds):
+    for turn in range(4):
+        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
         words = read_words(page)
         known = sum(word in GAME_WORDS for word, _ in words)
         if best is None or known > best[0]:
-            best = (known, to_garden, page, words)
-    return best[1], best[2], best[3]
+            best = (known, turn, to_garden, page, words)
+    return best[1:]
+
+
+def _printed_bounds(found: Discovered, to_garden: np.ndarray, cell_mm: float) -> tuple[float, float, float, float] | None:
+    """Bounds (x0, y0, x1, y1 in the garden's millimetres) for a page whose edge was found too far
+    from its printed boxes on some side (a table as light as the paper joined it): those sides
+    are moved to the margin that the other sides show (their median; LIGHT_TABLE_MARGIN gardens
+    where none does). None where every side lies close."""
+    height, width = (side / PAGE_PX_PER_MM for side in found.page.shape)
+    printed = union([box for boxes in found.drawn.values() for box in boxes])
+    margins = np.array([printed.x, printed.y, width - printed.x - printed.w, height - printed.y - printed.h])
+    limit = PAGE_MARGIN * GRID_SIZE * cell_mm
+    if margins.max() <= limit:
+        return None
+    close = margins[margins <= limit]
+    margins[margins > limit] = np.median(close) if len(close) else LIGHT_TABLE_MARGIN * GRID_SIZE * cell_mm
+    left, top, right, bottom = margins
+    corners = np.array([[[printed.x - left, printed.y - top]], [[printed.x + printed.w + right, printed.y + printed.h + bottom]]])
+    in_garden = cv2.perspectiveTransform(corners, to_garden).reshape(-1, 2)
+    return (*in_garden.min(axis=0), *in_garden.max(axis=0))
 
 
 def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) -> tuple[dict | None, list[Box]]:
     """The compact ``turns`` member from 4 rows of 3 alike boxes with 3 boxes inside each (the
-    page's printed ``lines`` outline a box a row misses)."""
+    page's printed ``lines`` outline a box a row misses, and the sub-boxes). A turn box may be
+    seen by its line's outer or inner edge: each is placed by its centre, at their mean size."""
     rows = lattice(boxes, len(Season), TURNS_PER_SEASON, lines)
     if rows is None:
         return None, []
     turns = [b for row in rows for b in row]
-    parts = _sub_boxes(turns, boxes)
+    size = np.mean([[b.w, b.h] for b in turns], axis=0)
+    parts = _sub_boxes([np.subtract(b.centre, size / 2) for b in turns], size, boxes, lines)
     if parts is None:
         return None, turns
-    first = rows[0][0]
+    centres = np.array([[b.centre for b in row] for row in rows])  # season, turn, (x, y)
     labels = _season_labels(rows, words)
-    step_x = float(np.mean([row[1].x - row[0].x for row in rows] + [row[2].x - row[1].x for row in rows]))
-    step_y = float(np.mean(np.diff([row[0].y for row in rows])))
+    first = centres[0, 0] - size / 2
     return {
-        "x": round(first.x, 1), "y": round(first.y, 1), "box_w": round(np.mean([b.w for b in turns]), 1),
-        "box_h": round(np.mean([b.h for b in turns]), 1), "step_x": round(step_x, 2), "step_y": round(step_y, 2),
+        "x": round(first[0], 1), "y": round(first[1], 1), "box_w": round(size[0], 1), "box_h": round(size[1], 1),
+        "step_x": round(float(np.diff(centres[:, :, 0], axis=1).mean()), 2),
+        "step_y": round(float(np.diff(centres[:, :, 1], axis=0).mean()), 2),
         "label_x": round(labels[0], 1), "seasons": labels[1],
-        "sub_boxes": {part: dict(zip("xywh", np.round(np.mean(found, axis=0), 1).tolist(), strict=True))
-                      for part, found in parts.items()},
+        "sub_boxes": {part: box.compact() for part, box in zip(TURN_PARTS, parts, strict=True)},
     }, turns
 
 
-def _sub_boxes(turns: list[Box], boxes: list[Box]) -> dict[str, list[tuple]] | None:
-    """Each sub-box's place in its turn box, (x, y, w, h) relative to it, from the boxes inside
-    the turn boxes: their centres fall into as many clusters across as there are sub-boxes
-    (split at the widest gaps), each seen in a few turn boxes at least (a digit touching its
-    outline hides a sub-box in that box alone). None if they do not."""
-    inside = [(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes
-              if turn.holds(b) and b.h >= 0.5 * turn.h]
-    if len(inside) < len(TURN_PARTS):
+def _sub_boxes(corners: list[np.ndarray], size: np.ndarray, boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
+    """The sub-boxes' places in a turn box of ``size`` (mm), relative to it, left to right, from
+    the turn boxes' top-left ``corners``. Where the printed ``lines`` show a sub-box: the boxes
+    seen inside the turn boxes, and the rectangles that the lines draw in most of them (what the
+    boxes share is printed; a filled sheet's digits, which touch the sub-boxes' outlines in
+    nearly every box, differ from box to box). Their centres fall into as many clusters across
+    as there are sub-boxes (split at the widest gaps), each outlined by the lines in a few turn
+    boxes at least. None if they do not."""
+    turns = [Box(*corner, *size) for corner in corners]
+    seen = [Box(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes if turn.holds(b)]
+    found = sorted((b for b in seen + _shared_rectangles(corners, size, lines)
+                    if b.h >= 0.5 * size[1] and b.w < 0.9 * size[0]), key=lambda b: b.centre[0])
+    if len(found) < len(TURN_PARTS):
         return None
-    inside.sort(key=lambda r: r[0] + r[2] / 2)
-    centres = np.array([r[0] + r[2] / 2 for r in inside])
+    centres = np.array([b.centre[0] for b in found])
     cuts = np.sort(np.argsort(np.diff(centres))[-(len(TURN_PARTS) - 1):]) + 1
-    clusters = np.split(np.arange(len(inside)), cuts)
-    if min(len(c) for c in clusters) < MIN_SUB_BOX_SEEN or any(np.ptp(centres[c]) > 2 * SAME_LINE_MM for c in clusters):
+    clusters = np.split(np.arange(len(found)), cuts)
+    if any(np.ptp(centres[c]) > 2 * SAME_LINE_MM for c in clusters):
         return None
-    return {part: [inside[i] for i in cluster] for part, cluster in zip(TURN_PARTS, clusters, strict=True)}
+    parts = [Box(*np.mean([[found[i].x, found[i].y, found[i].w, found[i].h] for i in c], axis=0)) for c in clusters]
+    if any(sum(outlined(lines, Box(turn.x + part.x, turn.y + part.y, part.w, part.h)) >= MIN_OUTLINED for turn in turns)
+           < MIN_SUB_BOX_OUTLINED for part in parts):
+        return None
+    return parts
+
+
+def _shared_rectangles(corners: list[np.ndarray], size: np.ndarray, lines: np.ndarray) -> list[Box]:
+    """The rectangles that the printed ``lines`` draw in at least half of the boxes of ``size``
+    (mm) whose top-left ``corners`` are given, relative to them."""
+    width, height = (int(round(side * PAGE_PX_PER_MM)) for side in size)
+    tops_lefts = [np.round(np.asarray(corner) * PAGE_PX_PER_MM).astype(int) for corner in corners]
+    crops = [lines[y : y + height, x : x + width] > 0 for x, y in tops_lefts if x >= 0 and y >= 0]
+    crops = [crop for crop in crops if crop.shape == (height, width)]
+    if not crops:
+        return []
+    return printed_boxes(((np.mean(crops, axis=0) >= 0.5) * 255).astype(np.uint8))
 
 
 def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple[float, list[str]]:
@@ -234,7 +269,22 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     if k:
         gray = undistorted(gray, k)
         garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
-    to_garden, page, words = _upright(gray, garden_to_photo, garden)
+    # a page drawn much coarser than the photo would alias its thin lines
+    gray, shrink = shrunk(gray, max(gray.shape) * 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
+    garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
+    turn, to_garden, page, words = _upright(gray, garden_to_photo, _page_bounds(gray, garden_to_photo, garden))
+    found = _found_on_page(page, words, to_garden, garden, border_mm, cell_mm, name, k)
+    bounds = _printed_bounds(found, to_garden, cell_mm)
+    if bounds is None:
+        return found
+    to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
+    return _found_on_page(page, read_words(page), to_garden, garden, border_mm, cell_mm, name, k)
+
+
+def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np.ndarray, garden: Region,
+                   border_mm: float, cell_mm: float, name: str, k: float) -> Discovered:
+    """The layout found on the upright ``page`` (its printed ``words``; ``to_garden`` maps its
+    millimetres to the garden's, ``k`` is the lens's bend straightened first)."""
     height, width = (side / PAGE_PX_PER_MM for side in page.shape)
     corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[garden.w, garden.h]], [[0, garden.h]], [[garden.w, 0]]],
                                                 np.float64), np.linalg.inv(to_garden)).reshape(-1, 2)
@@ -265,15 +315,12 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
                    "border_mm": round(border_mm, 2)},
         "summary": (summary or Box(1, height - 3, 2, 2)).compact(),
     }
-    for member, found, what in (("turns", turns, "the 12 turn boxes (4 rows of 3, each with its 3 sub-boxes)"),
+    for member, part, what in (("turns", turns, "the 12 turn boxes (4 rows of 3, each with its 3 sub-boxes)"),
                                 ("scoring", scoring, "the 9 scoring boxes in a row"),
                                 ("pond_icons", icons, "the 4 pond icons in a row or a column"),
                                 ("name_box", name_box, "the name box"), ("bonsai", leaves, "the bonsai's 3 leaves")):
-        if not found:
+        if not part:
             missing.append(what)
-    printed = union([box for kind in drawn.values() for box in kind])
-    if max(printed.x, printed.y, width - printed.x - printed.w, height - printed.y - printed.h) > PAGE_MARGIN * grid.w:
-        missing.append("the page's edges (the table is as light as the paper: photograph the sheet on a darker surface)")
     if scoring:
         document["scoring"] = {**scoring[0].compact(), "step_x": round((scoring[-1].x - scoring[0].x) / 8, 2),
                                "label_h": round(0.35 * scoring[0].h, 1), "categories": list(CATEGORIES)}

@@ -116,11 +116,12 @@ def rows(boxes: list[Box]) -> list[list[Box]]:
 
 def lattice(boxes: list[Box], row_count: int, column_count: int, lines: np.ndarray) -> list[list[Box]] | None:
     """``row_count`` rows of ``column_count`` alike boxes among ``boxes``, if some size of them
-    makes one. A row may miss one box, put back in its column (the whole rows' lefts) where the
-    printed ``lines`` (printed_lines) outline it and it crosses no box: a turn box's outline
-    that joins its neighbour's below, or that its sub-boxes touch, is no rectangle."""
+    makes one. Half the rows whole at least; the others' missing boxes are put back in their
+    columns (the whole rows' lefts) where the printed ``lines`` (printed_lines) outline them and
+    they cross no box: a turn box's outline that joins its neighbour's below, or that its
+    sub-boxes or a player's digits touch, is no rectangle."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
-        grouped = [row for row in rows(alike(boxes, like)) if column_count - 1 <= len(row) <= column_count]
+        grouped = [row for row in rows(alike(boxes, like)) if len(row) <= column_count]
         for start in range(len(grouped) - row_count + 1):
             chosen = grouped[start : start + row_count]
             whole = [row for row in chosen if len(row) == column_count]
@@ -137,23 +138,24 @@ def lattice(boxes: list[Box], row_count: int, column_count: int, lines: np.ndarr
 
 
 def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
-    """``row`` with its one missing box put back at the column left of ``lefts`` that none of its
-    boxes stands at, where the printed ``lines`` outline it and it crosses none of ``boxes``."""
+    """``row`` with its missing boxes put back at the column lefts of ``lefts`` that none of its
+    boxes stands at, where the printed ``lines`` outline each and it crosses none of ``boxes``."""
     seen = [int(np.argmin(np.abs(lefts - b.x))) for b in row]
     if len(set(seen)) < len(row) or any(abs(lefts[k] - b.x) > 2 * SAME_LINE_MM for k, b in zip(seen, row, strict=True)):
         return None
-    missing = next(k for k in range(len(lefts)) if k not in seen)
-    box = Box(float(lefts[missing]), float(np.mean([b.y for b in row])), *np.mean([[b.w, b.h] for b in row], axis=0))
-    if outlined(lines, box) < MIN_OUTLINED or any(_crosses(box, other) for other in boxes):
+    y, w, h = np.mean([[b.y, b.w, b.h] for b in row], axis=0)
+    missing = [Box(float(lefts[k]), float(y), float(w), float(h)) for k in range(len(lefts)) if k not in seen]
+    if any(outlined(lines, box) < MIN_OUTLINED or any(_crosses(box, other) for other in boxes) for box in missing):
         return None
-    return sorted([*row, box], key=lambda b: b.x)
+    return sorted([*row, *missing], key=lambda b: b.x)
 
 
 def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
     """``count`` alike boxes in a row or a column at an even step, largest such first. Boxes not
     seen as rectangles (a player's writing touches their outline, a label touches an icon's)
     are put back where the step puts them, if most are seen and the printed ``lines`` (the
-    page's mask, printed_lines) outline each one put back, and it overlaps none of ``avoid``."""
+    page's mask, printed_lines) outline each one put back, and it overlaps none of ``avoid``
+    but those that hold it (the box seen with its label or a written number)."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
         same = alike(boxes, like)
         for group, along in [(row, 0) for row in rows(same)] + [(col, 1) for col in columns(same)]:
@@ -197,7 +199,9 @@ def _even_from(group: list[Box], count: int, along: int, lines: np.ndarray, avoi
         boxes = [Box(offset + (start + k) * step if along == 0 else first.x,
                      offset + (start + k) * step if along == 1 else first.y, *size) for k in range(count)]
         unseen = [box for k, box in enumerate(boxes) if start + k not in slots]
-        if any(overlaps(box, other) for box in unseen for other in avoid):
+        # a box put back may lie in one seen with what touches it (a label, a written number),
+        # but not take one in: a row of boxes seen with their labels is no row of boxes
+        if any(overlaps(box, other) and not other.holds(box) for box in unseen for other in avoid):
             continue
         support = min((outlined(lines, box) for box in unseen), default=1.0)
         if support >= MIN_OUTLINED and (best is None or support > best[0]):
@@ -215,9 +219,9 @@ def outlined(lines: np.ndarray, box: Box) -> float:
     height, width = lines.shape
     hits = 0
     for x, y in samples:
-        col, row = int(x * PAGE_PX_PER_MM), int(y * PAGE_PX_PER_MM)
-        patch = lines[max(row - near, 0) : min(row + near + 1, height), max(col - near, 0) : min(col + near + 1, width)]
-        hits += bool(patch.size and patch.max())
+        col, row = int(round(x * PAGE_PX_PER_MM)), int(round(y * PAGE_PX_PER_MM))
+        if 0 <= col < width and 0 <= row < height:  # a side off the page is not outlined (nor sliced from the far end)
+            hits += bool(lines[max(row - near, 0) : row + near + 1, max(col - near, 0) : col + near + 1].max())
     return hits / max(len(samples), 1)
 
 
