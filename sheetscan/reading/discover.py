@@ -194,7 +194,7 @@ def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) ->
         return None, []
     turns = [b for row in rows for b in row]
     size = np.mean([[b.w, b.h] for b in turns], axis=0)
-    parts = _sub_boxes([np.subtract(b.centre, size / 2) for b in turns], size, boxes, lines)
+    parts = _sub_boxes([Box(*np.subtract(b.centre, size / 2), *size) for b in turns], boxes, lines)
     if parts is None:
         return None, turns
     centres = np.array([[b.centre for b in row] for row in rows])  # season, turn, (x, y)
@@ -209,18 +209,18 @@ def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) ->
     }, turns
 
 
-def _sub_boxes(corners: list[np.ndarray], size: np.ndarray, boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
-    """The sub-boxes' places in a turn box of ``size`` (mm), relative to it, left to right, from
-    the turn boxes' top-left ``corners``. Where the printed ``lines`` show a sub-box: the boxes
-    seen inside the turn boxes, and the rectangles that the lines draw in most of them (what the
-    boxes share is printed; a filled sheet's digits, which touch the sub-boxes' outlines in
-    nearly every box, differ from box to box). Their centres fall into as many clusters across
-    as there are sub-boxes (split at the widest gaps), each outlined by the lines in a few turn
-    boxes at least. None if they do not."""
-    turns = [Box(*corner, *size) for corner in corners]
+def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
+    """The sub-boxes' places in the turn boxes ``turns`` (all of one size), relative to them, left
+    to right. Where the printed ``lines`` show a sub-box: the ``boxes`` seen inside the turn
+    boxes, and the rectangles that the lines draw in most of them (what the boxes share is
+    printed; a filled sheet's digits, which touch the sub-boxes' outlines in nearly every box,
+    differ from box to box). Their centres fall into as many clusters across as there are
+    sub-boxes (split at the widest gaps), each outlined by the lines in a few turn boxes at
+    least. None if they do not."""
+    turn_w, turn_h = turns[0].w, turns[0].h
     seen = [Box(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes if turn.holds(b)]
-    found = sorted((b for b in seen + _shared_rectangles(corners, size, lines)
-                    if b.h >= 0.5 * size[1] and b.w < 0.9 * size[0]), key=lambda b: b.centre[0])
+    found = sorted((b for b in seen + _shared_rectangles(turns, lines) if b.h >= 0.5 * turn_h and b.w < 0.9 * turn_w),
+                   key=lambda b: b.centre[0])
     if len(found) < len(TURN_PARTS):
         return None
     centres = np.array([b.centre[0] for b in found])
@@ -235,11 +235,11 @@ def _sub_boxes(corners: list[np.ndarray], size: np.ndarray, boxes: list[Box], li
     return parts
 
 
-def _shared_rectangles(corners: list[np.ndarray], size: np.ndarray, lines: np.ndarray) -> list[Box]:
-    """The rectangles that the printed ``lines`` draw in at least half of the boxes of ``size``
-    (mm) whose top-left ``corners`` are given, relative to them."""
-    width, height = (int(round(side * PAGE_PX_PER_MM)) for side in size)
-    tops_lefts = [np.round(np.asarray(corner) * PAGE_PX_PER_MM).astype(int) for corner in corners]
+def _shared_rectangles(turns: list[Box], lines: np.ndarray) -> list[Box]:
+    """The rectangles that the printed ``lines`` draw in at least half of the boxes ``turns``
+    (all of one size), relative to them."""
+    width, height = (int(round(side * PAGE_PX_PER_MM)) for side in (turns[0].w, turns[0].h))
+    tops_lefts = [(int(round(turn.x * PAGE_PX_PER_MM)), int(round(turn.y * PAGE_PX_PER_MM))) for turn in turns]
     crops = [lines[y : y + height, x : x + width] > 0 for x, y in tops_lefts if x >= 0 and y >= 0]
     crops = [crop for crop in crops if crop.shape == (height, width)]
     if not crops:
