@@ -51,7 +51,8 @@ LayoutOption = Annotated[str, typer.Option("--layout", help=f"The sheets' design
                                            "layout file (JSON, in the form of sheetscan/design/data/pad.json).")]
 LayoutName = Enum("LayoutName", {name.replace("-", "_"): name for name in LAYOUT_NAMES}, type=str)
 LayoutNameOption = Annotated[LayoutName, typer.Option("--layout", help="The sheet design: the print-and-play sheet "
-                                                      "(A4, corner markers) or the publisher's pad (A5, no markers).")]
+                                                      "(A4, corner markers), the publisher's pad (A5, no markers) or a "
+                                                      "player's home-made sheet (A4 landscape, no markers).")]
 
 
 def _fail(message: str, code: ExitCode = ExitCode.bad_input) -> None:
@@ -318,8 +319,9 @@ def sheet(
     ),
     layout: LayoutNameOption = DEFAULT_LAYOUT,
 ) -> None:
-    """Write a blank sheet: the print-and-play sheet (A4, with ArUco markers at its corners) or
-    the publisher's pad as the rulebook describes it (A5, no markers).
+    """Write a blank sheet: the print-and-play sheet (A4, with ArUco markers at its corners),
+    the publisher's pad as the rulebook describes it (A5, no markers), or a player's home-made
+    sheet (A4 landscape, no markers; no network trained on it: the bench's unseen design).
 
     Example: sheetscan sheet --out sheet.pdf --layout-json layout.json
     """

@@ -168,6 +168,49 @@ def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
     assert len(inside_icons) == 3 and all(leaf.y > 130 for leaf in inside_icons)
 
 
+def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_drawings():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import Box, framed_drawings, printed_boxes, printed_lines
+
+    # the bonsai's leaves (3 alike ellipses, nearly in a row, no squares) and 4 pond icons in a
+    # column: each a drawing in a faint square broken into dashes, the first drawing touching it
+    page = _page_with_ellipses([(100, 40, 12)])
+    squares = [Box(10, 60 + 30 * k, 14, 14) for k in range(4)]
+    for k, square in enumerate(squares):
+        x0, y0, x1, y1 = (int(v * scale) for v in (square.x, square.y, square.x + square.w, square.y + square.h))
+        cv2.rectangle(page, (x0, y0), (x1, y1), 150, 1)
+        for gap in range(x0 + 4, x1, 7):  # dashes: 3-pixel gaps every 7 pixels on every side
+            page[y0 - 1 : y0 + 2, gap : gap + 3] = page[y1 - 1 : y1 + 2, gap : gap + 3] = 235
+            page[gap : gap + 3, x0 - 1 : x0 + 2] = page[gap : gap + 3, x1 - 1 : x1 + 2] = 235
+        axes = (int((7 if k == 0 else 5) * scale), int(3.5 * scale))
+        cv2.ellipse(page, (int((square.x + 7) * scale), int((square.y + 7) * scale)), axes, 0, 0, 360, 60, 2, cv2.LINE_AA)
+    lines = printed_lines(page)
+    assert not [box for box in printed_boxes(lines) if box.x < 30]  # no rectangle is seen
+    found = framed_drawings(lines, 20, 4, avoid=[])
+    assert found is not None and all(abs(a.x - b.x) < 0.6 and abs(a.y - b.y) < 0.6 and abs(a.w - b.w) < 1.0
+                                     for a, b in zip(found, squares, strict=True))
+    # drawings with no square round them are no pond icons
+    bare = page.copy()
+    bare[:, : int(30 * scale)] = 235
+    for square in squares:
+        cv2.ellipse(bare, (int((square.x + 7) * scale), int((square.y + 7) * scale)), (int(5 * scale), int(3.5 * scale)),
+                    0, 0, 360, 60, 2, cv2.LINE_AA)
+    assert framed_drawings(printed_lines(bare), 20, 4, avoid=[]) is None
+
+
+def test_a_blank_phone_photo_of_a_design_held_out_of_development_gives_its_layout(tmp_path):
+    """The home-made landscape sheet, photo 3 of seed 1: its pond icons' grey squares break into
+    dashes (before: no pond icons found)."""
+    from sheetscan.reading.discover import discover_layout
+    from sheetscan.reading.photo import load_photo
+
+    photo = tmp_path / "blank.jpg"
+    photo.write_bytes(blank_photo(3, 1, "phone", "homemade").jpeg)
+    found = discover_layout(load_photo(photo).gray)
+    assert found.missing == ()
+    assert _largest_error_mm(expand_layout(found.document), load_layout("homemade"), kinds=("pond_icon",)) < 1.2
+
+
 def test_a_faint_square_with_gaps_in_its_outline_is_a_box_and_its_label_is_not_part_of_it():
     from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
     from sheetscan.reading.printed import printed_boxes

@@ -9,7 +9,7 @@ import pytest
 from conftest import misread_cells
 
 import cli
-from sheetscan.design.layout import LayoutError, layout_from, load_layout
+from sheetscan.design.layout import LayoutError, expand_layout as layout_from_document, layout_from, load_layout
 from sheetscan.game.gardenfile import garden_to_dict
 from sheetscan.reading.grid import find_grid_sheets
 from sheetscan.reading.locate import locate_sheets
@@ -219,6 +219,44 @@ def test_the_pad_is_a_design_of_its_own_read_by_its_layout(tmp_path):
     sheet = read_photo(path, layout=pad).sheets[0]
     truth = photo.truth["sheets"][0]
     assert len(misread_cells(garden_to_dict(sheet.garden), truth["garden"])) <= 1
+
+
+def test_a_design_no_network_trained_on_is_found_without_markers_and_read(tmp_path):
+    from sheetscan.lab.train import PLANS
+    from sheetscan.names import HELD_OUT_LAYOUT
+
+    # no plan draws it (and each shipped model names the designs its plan drew: test_train)
+    assert all(HELD_OUT_LAYOUT not in dict(plan.other_designs) for plan in PLANS.values())
+    layout = load_layout(HELD_OUT_LAYOUT)
+    assert layout.marker_ids == () and layout.page_mm[0] > layout.page_mm[1]  # landscape, no markers
+    photo = synth_photo(0, 61, "phone", megapixels=4, layout_name=HELD_OUT_LAYOUT)
+    path = tmp_path / "homemade.jpg"
+    path.write_bytes(photo.jpeg)
+    sheets = read_photo(path, layout=layout).sheets
+    assert [sheet.location.found_by for sheet in sheets] == ["grid"]
+    truth = photo.truth["sheets"][0]
+    assert not misread_cells(garden_to_dict(sheets[0].garden), truth["garden"])
+    assert sheets[0].decoded.score.total == truth["score"]["total"]
+
+
+def test_a_sheet_is_not_claimed_by_another_designs_layout_whose_boxes_fall_on_its_lines():
+    # a pad fitted by the home-made sheet's layout, a quarter turn round, showed 68% of its boxes
+    # whole (60% claims): the pad's own layout shows more on the same garden
+    from sheetscan.reading.claim import same_design
+    from sheetscan.reading.grid import MIN_BOXES_FOUND, SURE_CLAIM, _boxes_shown, fit_garden
+    from sheetscan.reading.outlines import grid_candidates
+
+    homemade, pad = load_layout("homemade"), load_layout("pad")
+    gray = decoded(synth_photo(1, 90, "phone", markers="none", layout_name="pad"))
+    outline = grid_candidates(gray)[0]
+    fit = fit_garden(gray, outline, homemade.region("garden"), homemade.garden_border_mm)
+    assert MIN_BOXES_FOUND <= _boxes_shown(gray, fit[0], homemade)[0] < SURE_CLAIM
+    assert locate_sheets(gray, homemade).sheets == ()
+    assert [s.found_by for s in locate_sheets(gray, pad).sheets] == ["grid"]
+    # a layout made from a photo of a design is that design: it is not weighed against it
+    moved = layout_from_document({**pad.document, "turns": {**pad.document["turns"], "x": pad.document["turns"]["x"] + 2}})
+    assert same_design(moved, pad) and not same_design(homemade, pad)
+    assert not same_design(layout_from_document({**pad.document, "turns": {**pad.document["turns"], "x": 40}}), pad)
 
 
 def test_layout_files_are_checked_and_named_in_errors(tmp_path, runner):

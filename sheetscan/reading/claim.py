@@ -95,3 +95,23 @@ def outlined_boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) 
             seen = layout_corners + np.array([[left, top], [right, top], [right, bottom], [left, bottom]])
             corners.append((layout_corners, seen))
     return float(np.mean(found_sides == 4)), corners
+
+
+def same_design(layout: Layout, other: Layout) -> bool:
+    """Whether ``other`` puts every outlined box of ``layout`` where ``layout`` does, in the
+    garden's frame (scaled to its cells), within BOX_SEARCH_MM: a layout made from a photo of a
+    design is that design."""
+    garden, other_garden = layout.region("garden"), other.region("garden")
+    scale = garden.w / other_garden.w
+    names = {region.name for region in other.regions}
+    for region in (r for r in layout.regions if r.kind in OUTLINED_KINDS):
+        if region.name not in names:
+            return False
+        theirs = other.region(region.name)
+        corners = np.array([theirs.x - other_garden.x, theirs.y - other_garden.y, theirs.x + theirs.w - other_garden.x,
+                            theirs.y + theirs.h - other_garden.y]) * scale
+        ours = np.array([region.x - garden.x, region.y - garden.y, region.x + region.w - garden.x,
+                         region.y + region.h - garden.y])
+        if np.abs(corners - ours).max() > BOX_SEARCH_MM:
+            return False
+    return True

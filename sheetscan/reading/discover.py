@@ -7,7 +7,9 @@
 4. The boxes, on the upright page: every printed rectangle (the two edges of a printed line
    merged into its centre), sorted by size and arrangement into the 12 turn boxes (4 rows of 3,
    a row per season, in the order their labels read) with their 3 sub-boxes, the 9 scoring
-   boxes in a row, the 4 pond icons in a row or a column, the name line (the longest box);
+   boxes in a row, the 4 pond icons in a row or a column (or, where their faint squares break
+   into dashes, their 4 alike drawings in a line, each in the square its dashes outline), the
+   name line (the longest box);
    the bonsai's leaves are its 3 alike ellipses.
 
 Millimetres come from the garden's cells at ``cell_mm``: the physical size does not matter to
@@ -28,8 +30,8 @@ from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, lattice, line_of, outlined,
-                                      overlaps, printed_boxes, printed_lines, union)
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, framed_drawings, lattice,
+                                      line_of, outlined, overlaps, printed_boxes, printed_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
@@ -298,7 +300,8 @@ def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np
     scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
     drawn["score"] = scoring or []
     rest = [b for b in rest if not any(overlaps(b, score) for score in drawn["score"])]
-    icons = line_of([b for b in rest if 0.8 < b.w / b.h < 1.25], len(Season), lines, avoid=boxes + (scoring or []))
+    icons = (line_of([b for b in rest if 0.8 < b.w / b.h < 1.25], len(Season), lines, avoid=boxes + (scoring or []))
+             or framed_drawings(lines, cell_mm, len(Season), avoid=[grid, *boxes]))
     drawn["pond_icon"] = icons or []
     rest = [b for b in rest if b not in drawn["pond_icon"]]
     name_box = max((b for b in rest if b.w > 3 * b.h), key=lambda b: b.w, default=None)

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from sheetscan.design.layout import Layout, Region
+from sheetscan.design.layout import Layout, Region, load_layout
 from sheetscan.game.rules import GRID_SIZE
-from sheetscan.reading.claim import outlined_boxes
+from sheetscan.names import LAYOUT_NAMES
+from sheetscan.reading.claim import outlined_boxes, same_design
 from sheetscan.reading.ink import local_ink_map
 from sheetscan.reading.outlines import (CANDIDATE_LONG_SIDES, fit_homography, iter_grid_candidates, pixel_scaling, scale_at,
                                        scaled_points, shrunk)
@@ -43,6 +44,10 @@ MIN_LINE_INK = 0.05  # ink above the stretch's median for a peak across a line t
 LINE_SLOPES = np.linspace(-0.06, 0.06, 13)  # slopes tried (pixels across per pixel along) in the square
 WORK_PX_PER_MM = 4.0  # lines and boxes are looked for on a copy of the photo about this fine
 MIN_BOXES_FOUND = 0.6  # share of the layout's boxes that must be found whole to claim a sheet
+# A sheet showing fewer of them is not claimed where another design of the package, fitted to the
+# same garden, shows more: a design's boxes fall on another's lines by chance (a pad fitted by the
+# home-made sheet's layout showed up to 68% of them; docs/locating.md)
+SURE_CLAIM = 0.9
 SAME_OUTLINE = 0.005  # of the photo's long side: outlines whose corners all lie this close are one
 
 
@@ -267,16 +272,8 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
         return None
     garden_to_photo, crossings, ends = fit
     crossings_mm = grid_corners_mm(layout.region("garden"), layout.garden_border_mm)
-    best = None
-    for turn in _rotations(layout):
-        page_to_photo = garden_to_photo @ turn
-        share, box_corners = outlined_boxes(gray, page_to_photo, layout)
-        if best is None or share > best[0]:
-            best = (share, page_to_photo, box_corners, turn)
-        if share == 1.0:  # every box found: no other way round finds more
-            break
-    share, page_to_photo, box_corners, turn = best
-    if share < MIN_BOXES_FOUND:
+    share, page_to_photo, box_corners, turn = _boxes_shown(gray, garden_to_photo, layout)
+    if share < MIN_BOXES_FOUND or share < SURE_CLAIM and _another_design_shows_more(gray, outline, layout, share):
         return None
     # the page's crossings are the turned ones; the boxes add points beyond the grid
     source = [cv2.perspectiveTransform(crossings_mm.reshape(-1, 1, 2), np.linalg.inv(turn)).reshape(-1, 2)]
@@ -286,6 +283,33 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
         target.append(cv2.perspectiveTransform(seen.reshape(-1, 1, 2), page_to_photo).reshape(-1, 2))
     homography, error = fit_homography(np.concatenate(source), np.concatenate(target))
     return GridSheet(homography, share, error, ends)
+
+
+def _boxes_shown(gray: np.ndarray, garden_to_photo: np.ndarray, layout: Layout) -> tuple:
+    """The way round (of 4 quarter turns of the garden) that shows most of the layout's outlined
+    boxes: (share shown, page to photo, the boxes found close, the turn)."""
+    best = None
+    for turn in _rotations(layout):
+        page_to_photo = garden_to_photo @ turn
+        share, box_corners = outlined_boxes(gray, page_to_photo, layout)
+        if best is None or share > best[0]:
+            best = (share, page_to_photo, box_corners, turn)
+        if share == 1.0:  # every box found: no other way round finds more
+            break
+    return best
+
+
+def _another_design_shows_more(gray: np.ndarray, outline: np.ndarray, layout: Layout, share: float) -> bool:
+    """Whether a design of the package other than ``layout``'s, fitted to the garden ``outline``
+    traces, shows more than ``share`` of its outlined boxes."""
+    for name in LAYOUT_NAMES:
+        other = load_layout(name)
+        if same_design(layout, other):
+            continue
+        fit = fit_garden(gray, outline, other.region("garden"), other.garden_border_mm)
+        if fit is not None and _boxes_shown(gray, fit[0], other)[0] > share:
+            return True
+    return False
 
 
 def find_grid_sheets(gray: np.ndarray, layout: Layout) -> list[GridSheet]:

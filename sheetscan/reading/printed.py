@@ -4,6 +4,7 @@ that a sheet's layout is made of (discover.py sorts them into a layout)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -19,6 +20,8 @@ SAME_LINE_MM = 1.5  # the two edges of one printed line lie this close on every 
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
 MIN_SEEN = 0.5  # share of a row of boxes that must be seen as rectangles for the rest to be put back
+FRAME_GAP_MM = 0.5  # a pond icon's square lies at least this far outside its drawing,
+FRAME_MAX = 2.0  # and is at most this many times as wide
 
 
 @dataclass(frozen=True)
@@ -150,34 +153,42 @@ def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.nda
     return sorted([*row, *missing], key=lambda b: b.x)
 
 
-def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
+def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box],
+            min_seen: float = MIN_SEEN) -> list[Box] | None:
     """``count`` alike boxes in a row or a column at an even step, largest such first. Boxes not
     seen as rectangles (a player's writing touches their outline, a label touches an icon's)
-    are put back where the step puts them, if most are seen and the printed ``lines`` (the
-    page's mask, printed_lines) outline each one put back, and it overlaps none of ``avoid``
-    but those that hold it (the box seen with its label or a written number)."""
+    are put back where the step puts them, if ``min_seen`` of them are seen and the printed
+    ``lines`` (the page's mask, printed_lines) outline each one put back, and it overlaps none of
+    ``avoid`` but those that hold it (the box seen with its label or a written number)."""
+    return next(lines_of(boxes, count, lines, avoid, min_seen), None)
+
+
+def lines_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box],
+             min_seen: float = MIN_SEEN) -> Iterator[list[Box]]:
+    """Every line of boxes that line_of may find, largest first."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
         same = alike(boxes, like)
         for group, along in [(row, 0) for row in rows(same)] + [(col, 1) for col in columns(same)]:
-            found = _even(sorted(group, key=lambda b: (b.x, b.y)[along]), count, along, lines, avoid)
+            found = _even(sorted(group, key=lambda b: (b.x, b.y)[along]), count, along, lines, avoid, min_seen)
             if found:
-                return found
-    return None
+                yield found
 
 
-def _even(group: list[Box], count: int, along: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
+def _even(group: list[Box], count: int, along: int, lines: np.ndarray, avoid: list[Box],
+          min_seen: float) -> list[Box] | None:
     """The ``count`` boxes at an even step along axis ``along`` that a run of ``group`` (sorted)
     shows most of, or None."""
     for first_seen in range(len(group)):
-        found = _even_from(group[first_seen:], count, along, lines, avoid)
+        found = _even_from(group[first_seen:], count, along, lines, avoid, min_seen)
         if found:
             return found
     return None
 
 
-def _even_from(group: list[Box], count: int, along: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
+def _even_from(group: list[Box], count: int, along: int, lines: np.ndarray, avoid: list[Box],
+               min_seen: float) -> list[Box] | None:
     """The ``count`` boxes at an even step from ``group[0]``'s slot, put back where unseen."""
-    if len(group) < max(2, round(MIN_SEEN * count)):
+    if len(group) < max(2, round(min_seen * count)):
         return None
     positions = np.array([(b.x, b.y)[along] for b in group])
     gaps = np.diff(positions)
@@ -186,7 +197,7 @@ def _even_from(group: list[Box], count: int, along: int, lines: np.ndarray, avoi
         return None
     slots = np.round((positions - positions[0]) / step)
     keep = slots < count
-    if keep.sum() < max(2, round(MIN_SEEN * count)) or len(set(slots[keep])) < keep.sum():
+    if keep.sum() < max(2, round(min_seen * count)) or len(set(slots[keep])) < keep.sum():
         return None
     group, positions, slots = [b for b, k in zip(group, keep, strict=True) if k], positions[keep], slots[keep]
     step, offset = np.polyfit(slots, positions, 1)  # every box's say in the step
@@ -235,6 +246,51 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
     upright page's ``lines`` outside the boxes ``avoid`` (the garden, where a player draws rocks;
     the pond icons), as squares around them: of several such, the largest (the scoring
     summary's icons are small)."""
+    shapes = _ellipse_squares(lines, cell_mm, avoid)
+    leaves, size = [], 0.0
+    for first in shapes:
+        near = [b for b in alike(shapes, first)
+                if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
+        if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
+            leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
+    return leaves
+
+
+def framed_drawings(lines: np.ndarray, cell_mm: float, count: int, avoid: list[Box]) -> list[Box] | None:
+    """``count`` alike round drawings in a row or a column at an even step (the pond icons'),
+    outside ``avoid``, each as the square outline around it: a faint grey square breaks into
+    dashes that no rectangle is found in, and its drawing may touch it."""
+    # a drawing that touches its square is no ellipse: one of them may be put back by its
+    # neighbours' step, judged by its square, not by an outline of its own (hence lines
+    # everywhere here)
+    everywhere = np.full_like(lines, 255)
+    for drawings in lines_of(_ellipse_squares(lines, cell_mm, avoid), count, everywhere, [], (count - 1) / count):
+        frames = _frames(lines, drawings, avoid)
+        if frames:
+            return frames
+    return None
+
+
+def _frames(lines: np.ndarray, drawings: list[Box], avoid: list[Box]) -> list[Box] | None:
+    """The squares around ``drawings`` (one size for all, crossing none of ``avoid``) that the
+    printed ``lines`` outline best, at least MIN_OUTLINED, the middle size of those (a line is
+    met within SAME_LINE_MM, so a few sizes meet it); None where none is."""
+    widest = max(b.w for b in drawings)
+    supports = {}
+    for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM):
+        frames = [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
+        if not any(_crosses(frame, other) for frame in frames for other in avoid):
+            supports[side] = min(outlined(lines, frame) for frame in frames)
+    best = max(supports.values(), default=0.0)
+    if best < MIN_OUTLINED:
+        return None
+    side = float(np.median([side for side, support in supports.items() if support == best]))
+    return [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
+
+
+def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
+    """The ellipse outlines in ``lines`` of a size between a sixth of a cell and a cell, as
+    squares around them, outside the boxes ``avoid``."""
     contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     s = 1 / PAGE_PX_PER_MM
     shapes = []
@@ -251,13 +307,7 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
         shape = Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major)
         if not any(overlaps(shape, box) for box in avoid):
             shapes.append(shape)
-    leaves, size = [], 0.0
-    for first in shapes:
-        near = [b for b in alike(shapes, first)
-                if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
-        if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
-            leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
-    return leaves
+    return shapes
 
 
 def _in_a_line(boxes: list[Box]) -> bool:
