@@ -260,14 +260,16 @@ def framed_drawings(lines: np.ndarray, cell_mm: float, count: int, avoid: list[B
     """``count`` alike round drawings in a row or a column at an even step (the pond icons'),
     outside ``avoid``, each as the square outline around it: a faint grey square breaks into
     dashes that no rectangle is found in, and its drawing may touch it."""
-    # a drawing that touches its square is no ellipse: one of them may be put back by its
-    # neighbours' step, judged by its square, not by an outline of its own (hence lines
-    # everywhere here)
+    # a drawing that touches its square is no ellipse: one may be put back by its neighbours'
+    # step, judged by its square, not by an outline of its own (hence lines everywhere here)
     everywhere = np.full_like(lines, 255)
+    judged = set()  # lines_of meets a line once for each of its drawings' sizes
     for drawings in lines_of(_ellipse_squares(lines, cell_mm, avoid), count, everywhere, [], (count - 1) / count):
-        frames = _frames(lines, drawings, avoid)
+        key = tuple(np.round([b.centre for b in drawings], 1).ravel())
+        frames = None if key in judged else _frames(lines, drawings, avoid)
         if frames:
             return frames
+        judged.add(key)
     return None
 
 
