@@ -7,10 +7,11 @@ TRAINING_PLANS = ("cells", "cells-tables", "boxes", "boxes-tables", "drawings") 
 # sheet printed without them), or some (one to three covered: a thumb, a cropped corner).
 MARKER_PRINTS = ("all", "none", "some")
 # The sheet designs the package draws and reads (sheetscan/design/data/NAME.json): the
-# project's print-and-play sheet (A4, with corner markers) and the publisher's pad as the
-# rulebook describes it (A5, no markers).
+# project's print-and-play sheet (A4, with corner markers), the publisher's pad as the
+# rulebook describes it (A5, no markers) and a player's home-made sheet (A4 landscape, no
+# markers).
 LAYOUT_NAMES = ("print-and-play", "pad", "homemade")
-# A third design, a player's home-made landscape sheet: no training plan draws it, and it was
-# measured before anything was tuned on it (docs/benchmarks.md), as a design nobody here saw.
+# The home-made sheet stands for a design nobody here saw: no training plan draws it, and it
+# was measured before anything was tuned on it (docs/benchmarks.md, thirteenth round).
 HELD_OUT_LAYOUT = "homemade"
 DEFAULT_LAYOUT = "print-and-play"

@@ -285,7 +285,8 @@ def fit_sheet(gray: np.ndarray, outline: np.ndarray, layout: Layout) -> GridShee
     return GridSheet(homography, share, error, ends)
 
 
-def _boxes_shown(gray: np.ndarray, garden_to_photo: np.ndarray, layout: Layout) -> tuple:
+def _boxes_shown(gray: np.ndarray, garden_to_photo: np.ndarray,
+                 layout: Layout) -> tuple[float, np.ndarray, list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
     """The way round (of 4 quarter turns of the garden) that shows most of the layout's outlined
     boxes: (share shown, page to photo, the boxes found close, the turn)."""
     best = None

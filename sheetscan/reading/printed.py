@@ -153,19 +153,18 @@ def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.nda
     return sorted([*row, *missing], key=lambda b: b.x)
 
 
-def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box],
-            min_seen: float = MIN_SEEN) -> list[Box] | None:
+def line_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box]) -> list[Box] | None:
     """``count`` alike boxes in a row or a column at an even step, largest such first. Boxes not
     seen as rectangles (a player's writing touches their outline, a label touches an icon's)
-    are put back where the step puts them, if ``min_seen`` of them are seen and the printed
-    ``lines`` (the page's mask, printed_lines) outline each one put back, and it overlaps none of
-    ``avoid`` but those that hold it (the box seen with its label or a written number)."""
-    return next(lines_of(boxes, count, lines, avoid, min_seen), None)
+    are put back where the step puts them, if most are seen and the printed ``lines`` (the
+    page's mask, printed_lines) outline each one put back, and it overlaps none of ``avoid``
+    but those that hold it (the box seen with its label or a written number)."""
+    return next(lines_of(boxes, count, lines, avoid), None)
 
 
 def lines_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box],
              min_seen: float = MIN_SEEN) -> Iterator[list[Box]]:
-    """Every line of boxes that line_of may find, largest first."""
+    """Every line of boxes that line_of may find, largest first, with ``min_seen`` of each seen."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
         same = alike(boxes, like)
         for group, along in [(row, 0) for row in rows(same)] + [(col, 1) for col in columns(same)]:
