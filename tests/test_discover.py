@@ -198,6 +198,17 @@ def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_dr
     assert framed_drawings(printed_lines(bare), 20, 4, avoid=[]) is None
 
 
+def test_a_line_of_boxes_is_found_with_alike_boxes_further_along_at_another_step():
+    from sheetscan.reading.printed import Box, line_of
+
+    # the pad's pond icons' drawings in a row, and the bonsai's leaves further along it (before:
+    # the leaves' step, shorter than a drawing, was taken for the row's, and no row was found)
+    icons = [Box(7 + 21 * k, 158, 13, 13) for k in range(4)]
+    leaves = [Box(144 + 11 * k, 158, 11, 11) for k in range(3)]
+    found = line_of(icons + leaves, 4, np.zeros((1200, 1200), np.uint8), avoid=[])
+    assert found is not None and [round(box.x) for box in found] == [7, 28, 49, 70]
+
+
 def test_a_blank_phone_photo_of_a_design_held_out_of_development_gives_its_layout(tmp_path):
     """The home-made landscape sheet, photo 3 of seed 1: its pond icons' grey squares break into
     dashes (before: no pond icons found)."""

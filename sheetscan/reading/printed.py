@@ -176,9 +176,13 @@ def lines_of(boxes: list[Box], count: int, lines: np.ndarray, avoid: list[Box],
 def _even(group: list[Box], count: int, along: int, lines: np.ndarray, avoid: list[Box],
           min_seen: float) -> list[Box] | None:
     """The ``count`` boxes at an even step along axis ``along`` that a run of ``group`` (sorted)
-    shows most of, or None."""
-    for first_seen in range(len(group)):
-        found = _even_from(group[first_seen:], count, along, lines, avoid, min_seen)
+    shows most of, or None. Runs to the group's end are tried first, then shorter ones: alike
+    boxes further along the line (a bonsai's leaves beside the pond icons' drawings) would set
+    the step."""
+    runs = [group[first:] for first in range(len(group))]
+    runs += [group[first:last] for first in range(len(group)) for last in range(len(group) - 1, first + 1, -1)]
+    for run in runs:
+        found = _even_from(run, count, along, lines, avoid, min_seen)
         if found:
             return found
     return None
