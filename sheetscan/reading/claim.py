@@ -101,17 +101,17 @@ def same_design(layout: Layout, other: Layout) -> bool:
     """Whether ``other`` puts every outlined box of ``layout`` where ``layout`` does, in the
     garden's frame (scaled to its cells), within BOX_SEARCH_MM: a layout made from a photo of a
     design is that design."""
-    garden, other_garden = layout.region("garden"), other.region("garden")
-    scale = garden.w / other_garden.w
+    def in_garden(region: Region, of: Layout) -> np.ndarray:
+        garden = of.region("garden")
+        return np.array([region.x - garden.x, region.y - garden.y, region.x + region.w - garden.x,
+                         region.y + region.h - garden.y])
+
+    scale = layout.region("garden").w / other.region("garden").w
     names = {region.name for region in other.regions}
     for region in (r for r in layout.regions if r.kind in OUTLINED_KINDS):
         if region.name not in names:
             return False
-        theirs = other.region(region.name)
-        corners = np.array([theirs.x - other_garden.x, theirs.y - other_garden.y, theirs.x + theirs.w - other_garden.x,
-                            theirs.y + theirs.h - other_garden.y]) * scale
-        ours = np.array([region.x - garden.x, region.y - garden.y, region.x + region.w - garden.x,
-                         region.y + region.h - garden.y])
-        if np.abs(corners - ours).max() > BOX_SEARCH_MM:
+        theirs = in_garden(other.region(region.name), other) * scale
+        if np.abs(theirs - in_garden(region, layout)).max() > BOX_SEARCH_MM:
             return False
     return True

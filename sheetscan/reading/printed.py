@@ -280,22 +280,24 @@ def _frames(lines: np.ndarray, drawings: list[Box], avoid: list[Box]) -> list[Bo
     """The squares around ``drawings`` (one size for all, crossing none of ``avoid``) that the
     printed ``lines`` outline best, at least MIN_OUTLINED, the middle size of those (a line is
     met within SAME_LINE_MM, so a few sizes meet it); None where none is."""
+    def squares(side: float) -> list[Box]:
+        return [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
+
     widest = max(b.w for b in drawings)
     supports = {}
     for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM):
-        frames = [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
+        frames = squares(side)
         if not any(_crosses(frame, other) for frame in frames for other in avoid):
             supports[side] = min(outlined(lines, frame) for frame in frames)
     best = max(supports.values(), default=0.0)
     if best < MIN_OUTLINED:
         return None
-    side = float(np.median([side for side, support in supports.items() if support == best]))
-    return [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
+    return squares(float(np.median([side for side, support in supports.items() if support == best])))
 
 
 def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
-    """The ellipse outlines in ``lines`` of a size between a sixth of a cell and a cell, as
-    squares around them, outside the boxes ``avoid``."""
+    """The ellipse outlines in ``lines`` from 0.15 to 1.2 cells of ``cell_mm`` long, as squares
+    around them, outside the boxes ``avoid``."""
     contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     s = 1 / PAGE_PX_PER_MM
     shapes = []
