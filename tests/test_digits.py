@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sheetscan.reading.digits as digits
-from sheetscan.reading.digits import SAME_DIGIT, digit_vector, read_together
+from sheetscan.reading.digits import SAME_DIGIT, digit_groups, digit_vector, read_together
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -69,3 +69,10 @@ def test_a_writer_whose_4_is_much_like_their_1_keeps_their_4s(monkeypatch):
     assert (read_together(probabilities, likeness).argmax(axis=1) == np.where(is_four, 3, 0)).all()
     monkeypatch.setattr(digits, "COPY_MARGIN", 1.0)  # the threshold at its floor, SAME_DIGIT
     assert (read_together(probabilities, likeness).argmax(axis=1) == 0).all()
+
+
+def test_a_writers_copies_of_each_digit_form_a_group_of_their_own():
+    _, likeness, is_five = _one_writer()
+    groups = digit_groups(likeness)
+    assert len(set(groups[is_five])) == len(set(groups[~is_five])) == 1
+    assert groups[is_five][0] != groups[~is_five][0]

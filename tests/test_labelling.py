@@ -13,6 +13,8 @@ from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.digits import DigitGroup
+from sheetscan.reading.moves import digit_group_turns
 from sheetscan.reading.labelling import label_together, logged_drawings
 from sheetscan.reading.labelling_energy import KINDS, LABELS, LATE_TREE
 
@@ -273,3 +275,50 @@ def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
         for spared, whole_change in ((tracked.change(first, label, below=0), problem.energy(changed) - energy),
                                      (tracked.swap(first, second, below=0), problem.energy(swapped) - energy)):
             assert spared == pytest.approx(whole_change, abs=1e-9) or spared == np.inf and whole_change >= 0
+
+
+def _writer_misread(record, was: int, read_as: int):
+    """Box readings of ``record`` by networks that read its writer's ``was`` as ``read_as`` surely,
+    in every draw's box, the true digit not even a runner-up; the draws' digits grouped as the
+    writer wrote them alike (one group a digit)."""
+    slots = {digit: [] for digit in range(1, 7)}
+    turns = list(record.turns)
+    for index, turn in enumerate(record.turns):
+        if turn.kind is TurnKind.DRAW:
+            for head, digit in zip(("first", "second", "place"), (*turn.dice, turn.location), strict=True):
+                slots[digit].append((index, head))
+            dice = tuple(read_as if die == was else die for die in turn.dice)
+            turns[index] = replace(turn, dice=dice, location=read_as if turn.location == was else turn.location)
+    groups = []
+    for digit, where in slots.items():
+        probabilities = np.full((len(where), 6), 0.002)
+        probabilities[:, (read_as if digit == was else digit) - 1] = 0.99
+        if where:
+            groups.append(DigitGroup(tuple(where), probabilities))
+    boxes = box_reading(replace(record, turns=tuple(turns)))
+    return replace(boxes, digit_groups=tuple(groups))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_writers_digit_read_as_another_in_every_box_is_set_right_by_the_sheet(seed, monkeypatch):
+    # The drawings are no network's either: the turn log as read fits them as well as the true
+    # one, all but the written numbers. One way of writing 5 taken as 5 in every box fits all.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _writer_misread(record, was=5, read_as=6)
+    assert tuple(candidates[0].value for candidates in boxes.turns) != record.turns
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and "taken as 5" in change for change in decoded.changes)
+    monkeypatch.setattr(moves, "MAX_DIGIT_GROUP_TRIES", 0)
+    assert decode_sheet(reading, boxes).record != record
+
+
+def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
+    record = honest(0)
+    assert digit_group_turns(record.turns, _writer_misread(record, was=5, read_as=5).digit_groups) == []
+    boxes = _writer_misread(record, was=5, read_as=6)
+    tried = digit_group_turns(tuple(candidates[0].value for candidates in boxes.turns), boxes.digit_groups)
+    assert record.turns in [turns for _, _, turns in tried]  # the 5s read as 6, like the 6s: taken as 5

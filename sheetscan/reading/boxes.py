@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from sheetscan.reading.digits import draw_digits_together
+from sheetscan.reading.digits import DigitGroup, turn_digits_together
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
@@ -184,6 +184,7 @@ class BoxReading:
     leaves: tuple[tuple[Candidate, ...], ...]  # 3 leaves: marked or not
     pond_icons: tuple[tuple[Candidate, ...], ...]  # 4 icons
     written: dict[str, tuple[Candidate, ...]]  # per scoring category
+    digit_groups: tuple[DigitGroup, ...] = ()  # the turns' digits as the writer wrote them alike (digits.py)
 
 
 def _top(joint: dict[object, float], count: int = CANDIDATES) -> tuple[Candidate, ...]:
@@ -230,7 +231,7 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     """Read every box of a canonical sheet image ((h, w) uint8)."""
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
-    turn_heads = draw_digits_together(patches["turn"], models.turn.head_probabilities(patches["turn"]),
+    turn_heads, digit_groups = turn_digits_together(patches["turn"], models.turn.head_probabilities(patches["turn"]),
                                       tuple(head_classes(TURN_CLASSES)["kind"]), TURN_PATCH.margin_mm)
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
     number_heads = models.number.head_probabilities(patches["number"])
@@ -238,7 +239,7 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     marks = tuple(mark_candidates(float(p)) for p in marked)
     written = {category: number_candidates({h: p[i] for h, p in number_heads.items()})
                for i, category in enumerate(CATEGORIES)}
-    return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written)
+    return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written, digit_groups)
 
 
 def turn_labels(turn: dict) -> list[int]:

@@ -28,8 +28,8 @@ from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
-from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves, cell_moves, group_moves,
-                                     ratio_cost, turn_taken_as)
+from sheetscan.reading.moves import (DIGIT_GROUP_COST, FINDING_COST, GROUP_CELL_COST, Move, alternatives, box_moves,
+                                     cell_moves, digit_group_turns, group_moves, ratio_cost, turn_taken_as)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score, score
@@ -260,14 +260,15 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             best = replace(together, cost=together.cost + SWAP_ENERGY_COST * worse, changes=[said, *together.changes])
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns)
                      for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
-    for cost, index, candidate in others[:MAX_OTHER_TURNS]:
+    logs = [(cost, turn_taken_as(index, boxes.turns[index][0], candidate),
+             base.turns[:index] + (candidate.value,) + base.turns[index + 1:]) for cost, index, candidate in others[:MAX_OTHER_TURNS]]
+    logs += [(min(cost, DIGIT_GROUP_COST), what, turns) for cost, what, turns in digit_group_turns(base.turns, boxes.digit_groups)]
+    for cost, what, turns in logs:
         if cost >= best.cost:
-            break  # the rest cost more still
-        other = replace(base, turns=base.turns[:index] + (candidate.value,) + base.turns[index + 1:])
-        together = _read_together_with(reading, other, boxes, dice_faces, findings_of, first.labelling)
+            continue  # it cannot pay
+        together = _read_together_with(reading, replace(base, turns=turns), boxes, dice_faces, findings_of, first.labelling)
         if together.cost + cost < best.cost:
-            said = f"{turn_taken_as(index, boxes.turns[index][0], candidate)} with the drawings"
-            best = replace(together, cost=together.cost + cost, changes=[said, *together.changes])
+            best = replace(together, cost=together.cost + cost, changes=[f"{what} with the drawings", *together.changes])
     return best
 
 

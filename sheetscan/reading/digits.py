@@ -1,8 +1,9 @@
 """One writer's digits read together: a player writes each digit alike all over a sheet.
 
 A writer the networks never saw may write a digit they read as another in every turn box (each
-5 read as a 6). Those 5s are unlike the writer's own 6s, and alike to each other. So the digits
-of the draws' turn boxes (two dice and a row or column each) are read together, minimising
+5 read as a 6). Those 5s are unlike the writer's own 6s, and alike to each other. So the single
+digits of the turn boxes (a draw's two dice and its row or column, a pruning's die) are read
+together, minimising
 
     - the sum of log p(digit) over the digits, as the networks read them
     - DIGIT_WEIGHT x the sum, over two digits read alike, of (their likeness - the sheet's threshold)
@@ -14,14 +15,22 @@ Likeness: the correlation of the two digits' ink, each cut from its box, fitted 
 its inked extent and blurred (``digit_vector``). The threshold is the sheet's own: a little below
 how alike the writer's copies of a digit are (``same_digit_likeness``): a writer whose 4 is
 much like their 1 still copies each 4 more closely than that.
+
+Where the networks read a writer's digit as another with confidence, no likeness outweighs them.
+The digits are then also grouped by likeness (``DigitGroup``: each group one way the writer
+writes one digit), and the decoder may take a whole group as another digit, as it takes a way to
+draw a decoration (decode.py): one digit misread everywhere is one misreading.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
 import numpy as np
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
 
 from sheetscan.design.layout import load_layout
 from sheetscan.game.garden import TurnKind
@@ -49,6 +58,10 @@ INKED = 0.3  # ink above which a pixel counts to a digit's extent
 MIN_INKED = 3  # pixels: less is an empty box
 MAX_ROUNDS = 20
 KEEP_NETWORKS = 0.5  # of the networks' own probabilities kept: the decoder still sees their runner-up
+# Digits grouped as one way of writing one digit: average likeness at least the sheet's threshold
+# less GROUP_MARGIN. Looked at on validation photos (seed 78, coarse held-out writers): at 0.03 to
+# 0.12 every group held one true digit, and a writer's 5s read as 6, 4, 2 and 5 formed one group.
+GROUP_MARGIN = 0.05
 HEAD_PARTS = {"first": "first", "second": "second", "place": "location"}  # a draw's heads and their boxes
 
 
@@ -117,25 +130,51 @@ def read_together(probabilities: np.ndarray, likeness: np.ndarray) -> np.ndarray
     return KEEP_NETWORKS * probabilities + (1 - KEEP_NETWORKS) * together
 
 
-def draw_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
-                         margin_mm: float) -> dict[str, np.ndarray]:
-    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws
-    read together (read_together); ``patches``: the (12, h, w) turn patches they were read from,
-    ``kinds`` the kind head's classes, ``margin_mm`` the patches' margin."""
+@dataclass(frozen=True)
+class DigitGroup:
+    """Digits of the turn boxes written alike: one way the writer writes one digit. Each ``slots``
+    item is (turn index, head: "first", "second" or "place"; a pruning's die is its "first");
+    ``probabilities`` their (m, 6) probabilities of the digits 1 to 6, as read together."""
+
+    slots: tuple[tuple[int, str], ...]
+    probabilities: np.ndarray
+
+
+def digit_groups(likeness: np.ndarray) -> np.ndarray:
+    """(n,) group numbers of n >= 2 digits from their (n, n) ``likeness``: average linkage, cut
+    where the groups' likeness falls below the sheet's threshold less GROUP_MARGIN."""
+    distance = np.clip(1 - likeness, 0, None)
+    np.fill_diagonal(distance, 0)
+    hierarchy = linkage(squareform(distance, checks=False), "average")
+    return fcluster(hierarchy, 1 - (same_digit_likeness(likeness) - GROUP_MARGIN), "distance") - 1
+
+
+def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
+                         margin_mm: float) -> tuple[dict[str, np.ndarray], tuple[DigitGroup, ...]]:
+    """The turn network's ``heads`` ((12, k) each) with the single digits of the turns read as
+    draws (two dice and a row or column) or prunings (a die) read together (read_together), and
+    those digits grouped as the writer wrote them alike (every group, a lone digit's too);
+    ``patches``: the (12, h, w) turn patches they were read from, ``kinds`` the kind head's
+    classes, ``margin_mm`` the patches' margin."""
     windows = _part_windows(margin_mm, patches.shape[1:])
-    draws = np.flatnonzero(heads["kind"].argmax(axis=1) == kinds.index(TurnKind.DRAW.value))
+    read_as = heads["kind"].argmax(axis=1)
+    heads_read = {kinds.index(TurnKind.DRAW.value): tuple(HEAD_PARTS), kinds.index(TurnKind.PRUNE.value): ("first",)}
     slots, vectors = [], []
-    for turn in draws:
-        for head, (rows, columns) in windows.items():
+    for turn in np.flatnonzero(np.isin(read_as, list(heads_read))):
+        for head in heads_read[read_as[turn]]:
+            rows, columns = windows[head]
             vector = digit_vector(patches[turn][rows, columns])
             if vector is not None:
-                slots.append((head, turn))
+                slots.append((int(turn), head))
                 vectors.append(vector)
     if len(slots) < 2:
-        return heads
+        return heads, ()
     vectors = np.array(vectors)
-    together = read_together(np.array([heads[head][turn] for head, turn in slots]), vectors @ vectors.T)
+    likeness = vectors @ vectors.T
+    together = read_together(np.array([heads[head][turn] for turn, head in slots]), likeness)
     adjusted = {head: p.copy() for head, p in heads.items()}
-    for (head, turn), p in zip(slots, together, strict=True):
+    for (turn, head), p in zip(slots, together, strict=True):
         adjusted[head][turn] = p
-    return adjusted
+    groups = digit_groups(likeness)
+    members = [np.flatnonzero(groups == group) for group in range(groups.max() + 1)]
+    return adjusted, tuple(DigitGroup(tuple(slots[i] for i in group), together[group]) for group in members)

@@ -14,9 +14,10 @@ from typing import Callable
 import numpy as np
 
 from sheetscan.game.audit import human_cell
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, turn_text
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, TurnKind, turn_text
 from sheetscan.game.rules import Decoration
-from sheetscan.reading.boxes import BoxReading, Candidate
+from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate
+from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 
 # A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
@@ -35,6 +36,15 @@ MAX_MOVE_COST = 2 * FINDING_COST
 # evidence against the turn log and the written numbers. Chosen on validation seeds 77 and 78 (own hands,
 # 60 phone sheets): the smallest cap that loses no sheet there (2, 3 and 4 each lost one).
 GROUP_CELL_COST = 6.0
+# A way the writer writes one digit (digits.DigitGroup), read as another in some boxes or in all,
+# may be taken as another digit in all of them at once: at most DIGIT_GROUP_COST, since the
+# networks' view of a digit written unlike any they trained on is weak evidence, as a drawing's.
+# Tried for a group read as several digits, or mostly as a digit that another group is mostly
+# read as too (a writer writes each digit one way): as each digit some of its copies are read
+# as, or any digit no group is mostly read as; the MAX_DIGIT_GROUP_TRIES likeliest by the
+# networks. Chosen on validation photos (docs/hands.md).
+DIGIT_GROUP_COST = 3.0
+MAX_DIGIT_GROUP_TRIES = 6
 
 @dataclass(frozen=True)
 class Move:
@@ -144,6 +154,48 @@ def box_moves(boxes: BoxReading) -> list[Move]:
                 cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
                       f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
     return moves
+
+
+def _holds_digit(turn: Turn, head: str) -> bool:
+    """Whether ``turn`` has a single digit in box ``head``: a draw's every one, a pruning's die."""
+    return turn.kind is TurnKind.DRAW or turn.kind is TurnKind.PRUNE and head == "first"
+
+
+def _digit_of(turn: Turn, head: str) -> int:
+    return turn.location if head == "place" else turn.dice[0 if head == "first" else 1]
+
+
+def _with_digit(turn: Turn, head: str, digit: int) -> Turn:
+    if head == "place":
+        return replace(turn, location=digit)
+    dice = list(turn.dice)
+    dice[0 if head == "first" else 1] = digit
+    return replace(turn, dice=tuple(dice))
+
+
+def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
+    """Turn logs with one of ``groups`` (the writer's digits written alike) taken as another
+    digit, as DIGIT_GROUP_COST says: (what the networks say that costs, what was taken, the
+    turns), likeliest first."""
+    groups = [group for group in groups if all(_holds_digit(turns[turn], head) for turn, head in group.slots)]
+    read = [[_digit_of(turns[turn], head) for turn, head in group.slots] for group in groups]
+    mostly = [max(sorted(set(digits)), key=digits.count) for digits in read]
+    unread = set(range(1, len(DIGITS) + 1)) - set(mostly)  # a digit no group is read as: one may be it
+    tries = []
+    for group, digits, most in zip(groups, read, mostly, strict=True):
+        if len(digits) < 2 or len(set(digits)) == 1 and mostly.count(most) == 1:
+            continue
+        p = np.clip(group.probabilities, 1e-4, 1)
+        costs = {digit: sum(math.log(p[i, was - 1] / p[i, digit - 1]) for i, was in enumerate(digits) if was != digit)
+                 for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
+        for digit in sorted((set(digits) | unread) & set(costs)):  # as some of its copies are read, or unread
+            taken = list(turns)
+            for turn, head in group.slots:
+                taken[turn] = _with_digit(taken[turn], head, digit)
+            where = ", ".join(f"{turn + 1}" for turn in sorted({turn for turn, _ in group.slots}))
+            what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
+            tries.append((costs[digit], what, tuple(taken)))
+    return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
 
 
 def turn_taken_as(index: int, read: Candidate, taken: Candidate) -> str:
