@@ -279,16 +279,25 @@ def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
 
 def _writer_misread(record, was: int, read_as: int):
     """Box readings of ``record`` by networks that read its writer's ``was`` as ``read_as`` surely,
-    in every draw's box, the true digit not even a runner-up; the draws' digits grouped as the
-    writer wrote them alike (one group a digit)."""
+    in every turn box (a draw's dice and row or column, a pruning's die, row and column), the
+    true digit not even a runner-up; the digits grouped as the writer wrote them alike (one group
+    a digit)."""
     slots = {digit: [] for digit in range(1, 7)}
     turns = list(record.turns)
+
+    def misread(digit: int) -> int:
+        return read_as if digit == was else digit
+
     for index, turn in enumerate(record.turns):
         if turn.kind is TurnKind.DRAW:
             for head, digit in zip(("first", "second", "place"), (*turn.dice, turn.location), strict=True):
                 slots[digit].append((index, head))
-            dice = tuple(read_as if die == was else die for die in turn.dice)
-            turns[index] = replace(turn, dice=dice, location=read_as if turn.location == was else turn.location)
+            turns[index] = replace(turn, dice=tuple(map(misread, turn.dice)), location=misread(turn.location))
+        elif turn.kind is TurnKind.PRUNE:
+            row, column = turn.cell[0] + 1, turn.cell[1] + 1
+            for head, digit in zip(("first", "place", "column"), (turn.dice[0], row, column), strict=True):
+                slots[digit].append((index, head))
+            turns[index] = replace(turn, dice=(misread(turn.dice[0]),), cell=(misread(row) - 1, misread(column) - 1))
     groups = []
     for digit, where in slots.items():
         probabilities = np.full((len(where), 6), 0.002)

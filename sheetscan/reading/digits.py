@@ -1,9 +1,9 @@
 """One writer's digits read together: a player writes each digit alike all over a sheet.
 
 A writer the networks never saw may write a digit they read as another in every turn box (each
-5 read as a 6). Those 5s are unlike the writer's own 6s, and alike to each other. So the single
-digits of the turn boxes (a draw's two dice and its row or column, a pruning's die) are read
-together, minimising
+5 read as a 6). Those 5s are unlike the writer's own 6s, and alike to each other. So the
+digits of the turn boxes (a draw's two dice and its row or column, a pruning's die, row and
+column) are read together, minimising
 
     - the sum of log p(digit) over the digits, as the networks read them
     - DIGIT_WEIGHT x the sum, over two digits read alike, of (their likeness - the sheet's threshold)
@@ -133,7 +133,8 @@ def read_together(probabilities: np.ndarray, likeness: np.ndarray) -> np.ndarray
 @dataclass(frozen=True)
 class DigitGroup:
     """Digits of the turn boxes written alike: one way the writer writes one digit. Each ``slots``
-    item is (turn index, head: "first", "second" or "place"; a pruning's die is its "first");
+    item is (turn index, head: "first", "second" or "place"; a pruning's die is its "first",
+    its row its "place" and its column its "column");
     ``probabilities`` their (m, 6) probabilities of the digits 1 to 6, as read together."""
 
     slots: tuple[tuple[int, str], ...]
@@ -151,18 +152,21 @@ def digit_groups(likeness: np.ndarray) -> np.ndarray:
 
 def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
                          margin_mm: float) -> tuple[dict[str, np.ndarray], tuple[DigitGroup, ...]]:
-    """The turn network's ``heads`` ((12, k) each) with the single digits of the turns read as
-    draws (two dice and a row or column) or prunings (a die) read together (read_together), and
+    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws (two
+    dice and a row or column) or prunings (a die, a row and a column) read together (read_together), and
     those digits grouped as the writer wrote them alike (every group, a lone digit's too);
     ``patches``: the (12, h, w) turn patches they were read from, ``kinds`` the kind head's
     classes, ``margin_mm`` the patches' margin."""
     windows = _part_windows(margin_mm, patches.shape[1:])
+    rows, columns = windows["place"]
+    middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there
+    pruning = {"first": windows["first"], "place": (rows, slice(columns.start, middle)),
+               "column": (rows, slice(middle, columns.stop))}
     read_as = heads["kind"].argmax(axis=1)
-    heads_read = {kinds.index(TurnKind.DRAW.value): tuple(HEAD_PARTS), kinds.index(TurnKind.PRUNE.value): ("first",)}
+    heads_read = {kinds.index(TurnKind.DRAW.value): windows, kinds.index(TurnKind.PRUNE.value): pruning}
     slots, vectors = [], []
     for turn in np.flatnonzero(np.isin(read_as, list(heads_read))):
-        for head in heads_read[read_as[turn]]:
-            rows, columns = windows[head]
+        for head, (rows, columns) in heads_read[read_as[turn]].items():
             vector = digit_vector(patches[turn][rows, columns])
             if vector is not None:
                 slots.append((int(turn), head))

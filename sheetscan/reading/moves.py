@@ -157,15 +157,21 @@ def box_moves(boxes: BoxReading) -> list[Move]:
 
 
 def _holds_digit(turn: Turn, head: str) -> bool:
-    """Whether ``turn`` has a single digit in box ``head``: a draw's every one, a pruning's die."""
-    return turn.kind is TurnKind.DRAW or turn.kind is TurnKind.PRUNE and head == "first"
+    """Whether ``turn`` has a digit in box ``head``: a draw's every one, a pruning's die, row and column."""
+    return turn.kind is TurnKind.DRAW or turn.kind is TurnKind.PRUNE and head != "second"
 
 
 def _digit_of(turn: Turn, head: str) -> int:
+    if turn.kind is TurnKind.PRUNE and head != "first":
+        return turn.cell[head == "column"] + 1
     return turn.location if head == "place" else turn.dice[0 if head == "first" else 1]
 
 
 def _with_digit(turn: Turn, head: str, digit: int) -> Turn:
+    if turn.kind is TurnKind.PRUNE and head != "first":
+        cell = list(turn.cell)
+        cell[head == "column"] = digit - 1
+        return replace(turn, cell=tuple(cell))
     if head == "place":
         return replace(turn, location=digit)
     dice = list(turn.dice)
