@@ -110,3 +110,18 @@ def test_coarse_digits_reach_every_real_writer_on_asking_and_none_unasked():
     assert all(SOURCE_PX[0] <= px <= SOURCE_PX[1] for px in asked) and len(set(asked)) > 1
     trained, trained_asked = sources(), sources(coarse_digits=True)  # some of these players write in a font
     assert trained and set(trained) == {None} and len(trained_asked) == len(trained) and None not in trained_asked
+
+
+def test_a_writer_who_varies_writes_from_their_own_samples_and_only_on_asking():
+    from sheetscan.synthetic.digits import HELD_OUT_FROM, another_sample, pick_writer
+
+    rng = np.random.default_rng(3)
+    held, trained = pick_writer(rng, held_out=True), pick_writer(rng)
+    assert min(another_sample(held, rng)) >= HELD_OUT_FROM and max(another_sample(trained, rng)) < HELD_OUT_FROM
+    assert len({another_sample(held, rng) for _ in range(5)}) == 5
+
+    def varies(**options):
+        return [s["style"].get("writer_varies", False) for i in range(2)
+                for s in synth_photo(i, 6, "scan", 3, megapixels=2, **options).truth["sheets"] if s["style"]["digits"] != "font"]
+
+    assert varies(held_out_styles=True) == [False] * 6 and varies(held_out_styles=True, varied_digits=True) == [True] * 6

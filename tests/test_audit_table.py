@@ -157,21 +157,23 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
         assert 0 <= low <= table[share] <= high <= 1 and high - low > 0.3  # one table: a wide interval
 
 
+@pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits"])
 @pytest.mark.parametrize("command", [["read"], ["audit"], ["table", "--sheets-per-photo", "2", "--jobs", "1", "--repeat", "1"]])
-def test_the_benches_write_with_coarse_digits_on_asking(runner, monkeypatch, command):
+def test_the_benches_write_digits_as_asked(runner, monkeypatch, command, option):
     from sheetscan.lab import bench
 
+    member = option.removeprefix("--").replace("-", "_")
     asked = []
 
     def recorded(*args, **kwargs):
-        asked.append(kwargs.get("coarse_digits", False))
+        asked.append(kwargs.get(member, False))
         return synth_photo(*args, **kwargs)
 
     synth_photo = bench.synth_photo
     monkeypatch.setattr(bench, "synth_photo", recorded)
-    result = runner.invoke(app, ["bench", *command, "--n", "1", "--seed", "5", "--level", "scan", "--coarse-digits", "--json"])
+    result = runner.invoke(app, ["bench", *command, "--n", "1", "--seed", "5", "--level", "scan", option, "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout.strip().splitlines()[-1])["coarse_digits"] is True
+    assert json.loads(result.stdout.strip().splitlines()[-1])[member] is True
     assert asked == [True] * (2 if command == ["read"] else 1)  # a read's timed photo too: it is drawn in the run's hands
 
 

@@ -134,10 +134,12 @@ def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dic
 
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
-               layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False) -> dict:
+               layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
+               varied_digits: bool = False) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
     ``held_out_styles`` draws the sheets with the archetypes held out of training alone;
-    ``coarse_digits`` writes every real writer's digits from a coarse source (synth_photo);
+    ``coarse_digits`` writes every real writer's digits from a coarse source, ``varied_digits``
+    each number with new samples of the digits (synth_photo);
     without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
     prints the corner markers as synth_photo says (the same sheets whatever it is);
     ``layout_name`` is the sheet design drawn, and read unless ``read_layout`` is given (a
@@ -152,7 +154,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
-                                layout_name=layout_name, coarse_digits=coarse_digits)
+                                layout_name=layout_name, coarse_digits=coarse_digits, varied_digits=varied_digits)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=read_layout)
@@ -173,11 +175,12 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             if say:
                 say(index)
         speed = _read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles,
-                            coarse_digits=coarse_digits)
+                            coarse_digits=coarse_digits, varied_digits=varied_digits)
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits, "sheet_learning": sheet_learning, "markers": markers, "layout": layout_name,
+        "coarse_digits": coarse_digits, "varied_digits": varied_digits, "sheet_learning": sheet_learning,
+        "markers": markers, "layout": layout_name,
         "read_layout": read_layout.name, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
@@ -197,7 +200,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
 
 
 def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
-                held_out_styles: bool, repeats: int = 7, coarse_digits: bool = False) -> dict:
+                held_out_styles: bool, repeats: int = 7, coarse_digits: bool = False, varied_digits: bool = False) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
     peak memory of a whole ``sheetscan score`` process on it. Its sheet is drawn in the run's
     hands: a sheet in hands no network saw is decoded with its drawings labelled together."""
@@ -205,7 +208,8 @@ def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: 
 
     path = folder / "twelve.jpg"
     path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12, markers=markers, layout_name=layout_name,
-                                 held_out_styles=held_out_styles, coarse_digits=coarse_digits).jpeg)
+                                 held_out_styles=held_out_styles, coarse_digits=coarse_digits,
+                                 varied_digits=varied_digits).jpeg)
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
@@ -281,10 +285,10 @@ def _audit_tallies(truth: dict, sheet) -> dict:
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
                 markers: str = "all", sheet_learning: bool = True, layout_name: str = DEFAULT_LAYOUT,
-                coarse_digits: bool = False) -> dict:
+                coarse_digits: bool = False, varied_digits: bool = False) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
     read and the differences flagged with the truth (``held_out_styles``, ``layout_name``,
-    ``coarse_digits``: see bench_read)."""
+    ``coarse_digits``, ``varied_digits``: see bench_read)."""
     from sheetscan.reading.pipeline import read_photo
 
     totals: dict[str, int] = {}
@@ -292,7 +296,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
-                                markers=markers, layout_name=layout_name, coarse_digits=coarse_digits)
+                                markers=markers, layout_name=layout_name, coarse_digits=coarse_digits,
+                                varied_digits=varied_digits)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=layout)
@@ -308,7 +313,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     return {
         "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits, "markers": markers, "layout": layout_name, "sheet_learning": sheet_learning, "sheets": totals.get("sheets", 0),
+        "coarse_digits": coarse_digits, "varied_digits": varied_digits, "markers": markers, "layout": layout_name,
+        "sheet_learning": sheet_learning, "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
         "turn_symbols": share("decoded_symbols_right", "symbols"),
         "marks": share("marks_right", "marks"),
@@ -329,7 +335,7 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
                 repeats: int = 5, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT, coarse_digits: bool = False) -> dict:
+                layout_name: str = DEFAULT_LAYOUT, coarse_digits: bool = False, varied_digits: bool = False) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
@@ -341,7 +347,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
         paths, truths = [], []
         for index in range(count):
             photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
-                                layout_name=layout_name, coarse_digits=coarse_digits)
+                                layout_name=layout_name, coarse_digits=coarse_digits, varied_digits=varied_digits)
             path = Path(folder) / f"{index:04d}.jpg"
             path.write_bytes(photo.jpeg)
             paths.append(path)
@@ -375,7 +381,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
         "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits,
+        "coarse_digits": coarse_digits, "varied_digits": varied_digits,
         "markers": markers, "layout": layout_name,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),

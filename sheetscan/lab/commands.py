@@ -22,6 +22,9 @@ HeldOutStyles = Annotated[bool, typer.Option("--held-out-styles", help="Draw eve
 CoarseDigits = Annotated[bool, typer.Option("--coarse-digits", help="Write every real writer's digits from a "
                                             "coarse source (synthetic/digits.py: 7-12 px a side, 16 grey levels), "
                                             "as digits scanned small or photographed blurred look.")]
+VariedDigits = Annotated[bool, typer.Option("--varied-digits", help="Write every real writer's numbers each with new "
+                                            "samples of the digits (synthetic/digits.py another_sample): a writer who "
+                                            "does not copy themselves, or digits drawn one sample per box.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)
@@ -72,6 +75,7 @@ def bench_read_command(
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     coarse_digits: CoarseDigits = False,
+    varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     read_layout: Optional[Path] = typer.Option(None, "--read-layout", help="Read with this layout file (one made by "
@@ -95,11 +99,12 @@ def bench_read_command(
     with typer.progressbar(length=n, label=f"read {level.value}", file=sys.stderr) as bar:
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
-                             layout_name=layout.value, read_layout=reader_layout, coarse_digits=coarse_digits)
+                             layout_name=layout.value, read_layout=reader_layout, coarse_digits=coarse_digits,
+                             varied_digits=varied_digits)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{', coarse digits' if f['coarse_digits'] else ''}"
+        f"{', coarse digits' if f['coarse_digits'] else ''}{', varied digits' if f['varied_digits'] else ''}"
         f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}"
         f"{', read with ' + str(read_layout) if read_layout else ''}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
@@ -126,6 +131,7 @@ def bench_audit_command(
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     coarse_digits: CoarseDigits = False,
+    varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
@@ -140,10 +146,11 @@ def bench_audit_command(
     with typer.progressbar(length=n, label=f"audit {level.value}", file=sys.stderr) as bar:
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
                               held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
-                              layout_name=layout.value, coarse_digits=coarse_digits)
+                              layout_name=layout.value, coarse_digits=coarse_digits,
+                              varied_digits=varied_digits)
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{', coarse digits' if f['coarse_digits'] else ''}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
+        f"{', coarse digits' if f['coarse_digits'] else ''}{', varied digits' if f['varied_digits'] else ''}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
@@ -163,6 +170,7 @@ def bench_table_command(
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
     coarse_digits: CoarseDigits = False,
+    varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
     as_json: FiguresAsJson = False,
@@ -180,6 +188,7 @@ def bench_table_command(
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
                           markers=markers.value, layout_name=layout.value, coarse_digits=coarse_digits,
+                          varied_digits=varied_digits,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "

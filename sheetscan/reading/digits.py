@@ -133,9 +133,9 @@ def read_together(probabilities: np.ndarray, likeness: np.ndarray) -> np.ndarray
 @dataclass(frozen=True)
 class DigitGroup:
     """Digits of the turn boxes written alike: one way the writer writes one digit. Each ``slots``
-    item is (turn index, head: "first", "second" or "place"; a pruning's die is its "first",
-    its row its "place" and its column its "column");
-    ``probabilities`` their (m, 6) probabilities of the digits 1 to 6, as read together."""
+    item is (turn index, head): a draw's "first", "second" and "place", a pruning's "first" (its
+    die), "place" (its row) and "column"; ``probabilities`` their (m, 6) probabilities of the
+    digits 1 to 6, as read together."""
 
     slots: tuple[tuple[int, str], ...]
     probabilities: np.ndarray
@@ -152,11 +152,11 @@ def digit_groups(likeness: np.ndarray) -> np.ndarray:
 
 def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
                          margin_mm: float) -> tuple[dict[str, np.ndarray], tuple[DigitGroup, ...]]:
-    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws (two
-    dice and a row or column) or prunings (a die, a row and a column) read together (read_together), and
-    those digits grouped as the writer wrote them alike (every group, a lone digit's too);
-    ``patches``: the (12, h, w) turn patches they were read from, ``kinds`` the kind head's
-    classes, ``margin_mm`` the patches' margin."""
+    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws
+    (two dice and a row or column) or prunings (a die, a row and a column) read together
+    (read_together), and those digits grouped as the writer wrote them alike (every group, a
+    lone digit's too); ``patches``: the (12, h, w) turn patches they were read from, ``kinds``
+    the kind head's classes, ``margin_mm`` the patches' margin."""
     windows = _part_windows(margin_mm, patches.shape[1:])
     rows, columns = windows["place"]
     middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there

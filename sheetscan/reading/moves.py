@@ -165,14 +165,14 @@ def _holds_digit(turn: Turn, head: str) -> bool:
 
 def _digit_of(turn: Turn, head: str) -> int:
     if turn.kind is TurnKind.PRUNE and head != "first":
-        return turn.cell[head == "column"] + 1
+        return turn.cell[1 if head == "column" else 0] + 1
     return turn.location if head == "place" else turn.dice[0 if head == "first" else 1]
 
 
 def _with_digit(turn: Turn, head: str, digit: int) -> Turn:
     if turn.kind is TurnKind.PRUNE and head != "first":
         cell = list(turn.cell)
-        cell[head == "column"] = digit - 1
+        cell[1 if head == "column" else 0] = digit - 1
         return replace(turn, cell=tuple(cell))
     if head == "place":
         return replace(turn, location=digit)

@@ -67,6 +67,12 @@ def pick_writer(rng: np.random.Generator, held_out: bool = False) -> tuple[int, 
     return tuple(int(i) for i in rng.integers(low, high, 10))
 
 
+def another_sample(writer: tuple[int, ...], rng: np.random.Generator) -> tuple[int, ...]:
+    """A new sample of each digit, from the samples ``writer``'s come from (held out or not): the
+    digits of a writer who does not copy themselves."""
+    return pick_writer(rng, held_out=min(writer) >= HELD_OUT_FROM)
+
+
 def digits_mask(text: str, writer: tuple[int, ...], source_px: int | None = None) -> np.ndarray:
     """A number (digits and a leading minus) in the ``writer``'s digits, seen first at
     ``source_px`` when given (coarse_digit): a float32 ink mask."""

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from sheetscan.synthetic.digits import digits_mask
+from sheetscan.synthetic.digits import another_sample, digits_mask
 from sheetscan.synthetic.glyphs import Stroke
 
 # Handwriting faces from Debian's font packages (.ci/setup installs them). The reader's
@@ -78,6 +78,7 @@ class HandStyle:
     # Numbers in real handwriting: one sample of each digit (digits.py); None writes them in the font
     writer: tuple[int, ...] | None = None
     digit_source_px: int | None = None  # the writer's digits from a coarse source (digits.coarse_digit)
+    writer_varies: bool = False  # each number in a new sample of each digit (digits.another_sample)
 
     @property
     def name(self) -> str:
@@ -87,7 +88,8 @@ class HandStyle:
         return {"pen": self.pen, "neatness": self.neatness, "font": Path(self.font).stem,
                 "opacity": round(self.opacity, 3), "width_mm": round(self.width_mm, 3),
                 "digits": "font" if self.writer is None else list(self.writer),
-                **({} if self.digit_source_px is None else {"digit_source_px": self.digit_source_px})}
+                **({} if self.digit_source_px is None else {"digit_source_px": self.digit_source_px}),
+                **({"writer_varies": True} if self.writer_varies else {})}
 
 
 def random_style(rng: np.random.Generator, fonts: tuple[str, ...] | None = None) -> HandStyle:
@@ -185,7 +187,11 @@ def ink_text(coverage: np.ndarray, text: str, style: HandStyle, box: tuple[float
     """Write ``text`` by hand into ``box`` = (x, y, w, h) pixels of ``coverage``."""
     x, y, w, h = box
     number = text.lstrip("-").isdigit()
-    mask = digits_mask(text, style.writer, style.digit_source_px) if number and style.writer else text_mask(text, style.font, style.width_mm)
+    if number and style.writer:
+        writer = another_sample(style.writer, rng) if style.writer_varies else style.writer
+        mask = digits_mask(text, writer, style.digit_source_px)
+    else:
+        mask = text_mask(text, style.font, style.width_mm)
     spec = NEATNESS[style.neatness]
     angle = rng.uniform(-spec["rotation"], spec["rotation"]) * 0.5
     target_h = h * rng.uniform(*height_frac)

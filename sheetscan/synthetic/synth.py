@@ -104,7 +104,8 @@ def scrambled_record(record: SheetRecord, rng: np.random.Generator) -> SheetReco
 def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False) -> SynthPhoto:
+                layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False,
+                varied_digits: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
@@ -113,7 +114,9 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
     ``coarse_digits`` writes every real writer's digits from a coarse source (digits.py): a
-    measure only, no training photo has them.
+    measure only, no training photo has them. ``varied_digits`` has every real writer write each
+    number with a new sample of each digit (a writer who does not copy themselves, or an
+    evaluation drawing a sample per box): a measure only.
     ``markers`` prints the corner markers as MARKER_PRINTS says; the games, hands and camera
     are the same whatever it is, so runs with and without markers compare sheet for sheet.
     ``layout_name`` is the sheet design drawn (LAYOUT_NAMES).
@@ -142,6 +145,7 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
             style = replace(style, writer=pick_writer(writers, held_out_styles))
             if coarse_digits:
                 style = replace(style, digit_source_px=pick_source_px(writers))
+            style = replace(style, writer_varies=varied_digits)
         hand = player_drawings(players_hand or hands, held_out_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
