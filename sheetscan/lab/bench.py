@@ -137,14 +137,13 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
                varied_digits: bool = False) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
-    ``held_out_styles`` draws the sheets with the archetypes held out of training alone;
-    ``coarse_digits`` writes every real writer's digits from a coarse source, ``varied_digits``
-    each number with new samples of the digits (synth_photo);
-    without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
+    ``held_out_styles``, ``coarse_digits`` and ``varied_digits`` draw and write the sheets as
+    synth_photo says; without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
     prints the corner markers as synth_photo says (the same sheets whatever it is);
     ``layout_name`` is the sheet design drawn, and read unless ``read_layout`` is given (a
     layout made from a photo, to compare with the design's own)."""
     read_layout = read_layout or load_layout(layout_name)
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits}
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -154,7 +153,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
-                                layout_name=layout_name, coarse_digits=coarse_digits, varied_digits=varied_digits)
+                                layout_name=layout_name, **writing)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=read_layout)
@@ -174,13 +173,11 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen[1] += tally["cells"]
             if say:
                 say(index)
-        speed = _read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles,
-                            coarse_digits=coarse_digits, varied_digits=varied_digits)
+        speed = _read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles, writing)
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits, "varied_digits": varied_digits, "sheet_learning": sheet_learning,
-        "markers": markers, "layout": layout_name,
+        **writing, "sheet_learning": sheet_learning, "markers": markers, "layout": layout_name,
         "read_layout": read_layout.name, "sheets": totals["sheets"],
         "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "decoration_accuracy": totals["decoration"] / cells,
@@ -200,16 +197,15 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
 
 
 def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
-                held_out_styles: bool, repeats: int = 7, coarse_digits: bool = False, varied_digits: bool = False) -> dict:
+                held_out_styles: bool, writing: dict | None = None, repeats: int = 7) -> dict:
     """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
     peak memory of a whole ``sheetscan score`` process on it. Its sheet is drawn in the run's
-    hands: a sheet in hands no network saw is decoded with its drawings labelled together."""
+    hands and ``writing``: a sheet in hands no network saw is decoded with its drawings labelled together."""
     from sheetscan.reading.pipeline import read_photo
 
     path = folder / "twelve.jpg"
     path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12, markers=markers, layout_name=layout_name,
-                                 held_out_styles=held_out_styles, coarse_digits=coarse_digits,
-                                 varied_digits=varied_digits).jpeg)
+                                 held_out_styles=held_out_styles, **(writing or {})).jpeg)
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
@@ -293,11 +289,11 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     totals: dict[str, int] = {}
     layout = load_layout(layout_name)
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits}
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
-                                markers=markers, layout_name=layout_name, coarse_digits=coarse_digits,
-                                varied_digits=varied_digits)
+                                markers=markers, layout_name=layout_name, **writing)
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=layout)
@@ -313,8 +309,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     return {
         "photos": count, "level": level, "seed": seed, "mistake_rate": mistake_rate, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits, "varied_digits": varied_digits, "markers": markers, "layout": layout_name,
-        "sheet_learning": sheet_learning, "sheets": totals.get("sheets", 0),
+        **writing, "markers": markers, "layout": layout_name, "sheet_learning": sheet_learning,
+        "sheets": totals.get("sheets", 0),
         "turn_symbols_raw": share("raw_symbols_right", "symbols"),
         "turn_symbols": share("decoded_symbols_right", "symbols"),
         "marks": share("marks_right", "marks"),
@@ -343,11 +339,12 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     from sheetscan.reading.batch import read_photos
 
     totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits}
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):
             photo = synth_photo(index, seed, level, sheets_per_photo, held_out_styles=held_out_styles, markers=markers,
-                                layout_name=layout_name, coarse_digits=coarse_digits, varied_digits=varied_digits)
+                                layout_name=layout_name, **writing)
             path = Path(folder) / f"{index:04d}.jpg"
             path.write_bytes(photo.jpeg)
             paths.append(path)
@@ -381,7 +378,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     winner_interval = wilson_interval(totals["right_winner"], totals["tables"])
     return {
         "photos": count, "level": level, "seed": seed, "sheets_per_photo": sheets_per_photo, "held_out_styles": held_out_styles,
-        "coarse_digits": coarse_digits, "varied_digits": varied_digits,
+        **writing,
         "markers": markers, "layout": layout_name,
         "sheets": totals["sheets"], "sheets_found": totals["found"] / max(totals["sheets"], 1),
         "sheets_invented": totals["invented"], "exact_total": totals["exact_total"] / max(totals["found"], 1),

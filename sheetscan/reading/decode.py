@@ -248,8 +248,9 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                    findings_of: Callable[[SheetRecord], list[Finding]]) -> _Together:
     """``base`` with its drawings labelled together with its turn log, with kinds or cells trading
     labels (_traded_labellings), or with a log where one turn is read otherwise (OTHER_TURN_COST)
-    and the drawings fit it better, then its boxes decoded: the cheapest, its cost counting the
-    trade's extra energy or the turn read otherwise too."""
+    or one group of the writer's alike digits is taken as another digit (DIGIT_GROUP_COST) and
+    the drawings fit it better, then its boxes decoded: the cheapest, its cost counting the
+    trade's extra energy or the log read otherwise too."""
     best = first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
     if best.cost < math.inf and not best.findings:
         return best

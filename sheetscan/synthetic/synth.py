@@ -145,7 +145,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
             style = replace(style, writer=pick_writer(writers, held_out_styles))
             if coarse_digits:
                 style = replace(style, digit_source_px=pick_source_px(writers))
-            style = replace(style, writer_varies=varied_digits)
+            if varied_digits:
+                style = replace(style, writer_varies=True)
         hand = player_drawings(players_hand or hands, held_out_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
