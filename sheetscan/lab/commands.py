@@ -66,6 +66,12 @@ def bench_synth_command(
         f"ratio {figures['ratio']:.1f}")
 
 
+def _writing(figures: dict) -> str:
+    """How a run's real writers wrote its numbers, as its figures' heading says it."""
+    return "".join(f", {said}" for member, said in (("coarse_digits", "coarse digits"), ("varied_digits", "varied digits"))
+                   if figures[member])
+
+
 @bench_app.command("read")
 def bench_read_command(
     n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos."),
@@ -104,7 +110,7 @@ def bench_read_command(
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{', coarse digits' if f['coarse_digits'] else ''}{', varied digits' if f['varied_digits'] else ''}"
+        f"{_writing(f)}"
         f"{'' if f['sheet_learning'] else ', without sheet learning'}, markers {f['markers']}, {f['layout']}"
         f"{', read with ' + str(read_layout) if read_layout else ''}), "
         f"{f['sheets']} sheets, {f['sheets_found']:.1%} found",
@@ -150,7 +156,7 @@ def bench_audit_command(
                               varied_digits=varied_digits)
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
-        f"{', coarse digits' if f['coarse_digits'] else ''}{', varied digits' if f['varied_digits'] else ''}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
+        f"{_writing(f)}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
         f"  turn-box digits and X  {f['turn_symbols']:.2%} (first choice {f['turn_symbols_raw']:.2%})",
         f"  bonsai and pond marks  {f['marks']:.2%}",
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",

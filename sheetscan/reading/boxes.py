@@ -9,9 +9,11 @@ tens and units. Every reading keeps its probabilities, so the decoder can weigh 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Mapping
 
 import cv2
 import numpy as np
@@ -20,6 +22,7 @@ from sheetscan.reading.digits import DigitGroup, turn_digits_together
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
+from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
@@ -192,6 +195,24 @@ def _top(joint: dict[object, float], count: int = CANDIDATES) -> tuple[Candidate
     return tuple(Candidate(value, float(p)) for value, p in best)
 
 
+def turn_digits(turn: Turn) -> dict[str, int]:
+    """The digits of ``turn`` by the turn network's head that reads each: a draw's "first" and
+    "second" dice and its "place" (row or column), a pruning's "first" die, "place" (its row)
+    and "column"; none for a skip."""
+    if turn.kind is TurnKind.DRAW:
+        return {"first": turn.dice[0], "second": turn.dice[1], "place": turn.location}
+    if turn.kind is TurnKind.PRUNE:
+        return {"first": turn.dice[0], "place": turn.cell[0] + 1, "column": turn.cell[1] + 1}
+    return {}
+
+
+def turn_of_digits(kind: TurnKind, digits: Mapping[str, int]) -> Turn:
+    """The draw or pruning whose heads read ``digits`` (turn_digits' inverse)."""
+    if kind is TurnKind.DRAW:
+        return Turn(kind, (digits["first"], digits["second"]), location=digits["place"])
+    return Turn(kind, (digits["first"],), cell=(digits["place"] - 1, digits["column"] - 1))
+
+
 def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
     """The most likely readings of one turn box from its heads' probabilities (1-D each)."""
     best = {head: np.argsort(p)[::-1][:2] for head, p in heads.items()}  # two digits per place suffice
@@ -201,12 +222,11 @@ def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
     for kind, p_kind in zip(kinds, heads["kind"], strict=True):
         if kind is TurnKind.SKIP:
             joint[Turn(kind)] = float(p_kind)
-        elif kind is TurnKind.DRAW:
-            for (a, pa), (b, pb), (loc, pl) in itertools.product(die["first"], die["second"], die["place"]):
-                joint[Turn(kind, (a, b), location=loc)] = float(p_kind) * pa * pb * pl
         else:
-            for (a, pa), (row, pr), (col, pc) in itertools.product(die["first"], die["place"], die["column"]):
-                joint[Turn(kind, (a,), cell=(row - 1, col - 1))] = float(p_kind) * pa * pr * pc
+            read = ("first", "second", "place") if kind is TurnKind.DRAW else ("first", "place", "column")
+            for choice in itertools.product(*(die[head] for head in read)):
+                digits = {head: digit for head, (digit, _) in zip(read, choice, strict=True)}
+                joint[turn_of_digits(kind, digits)] = math.prod((float(p_kind), *(p for _, p in choice)))
     return _top(joint)
 
 
@@ -248,13 +268,8 @@ def turn_labels(turn: dict) -> list[int]:
     names = head_classes(TURN_CLASSES)
     labels = dict.fromkeys(names, -1)
     labels["kind"] = names["kind"].index(turn["kind"])
-    if turn["kind"] == "draw":
-        labels["first"], labels["second"] = (names["first"].index(str(d)) for d in turn["dice"])
-        labels["place"] = names["place"].index(str(turn["location"]))
-    elif turn["kind"] == "prune":
-        labels["first"] = names["first"].index(str(turn["dice"][0]))
-        labels["place"] = names["place"].index(str(turn["cell"][0] + 1))
-        labels["column"] = names["column"].index(str(turn["cell"][1] + 1))
+    for head, digit in turn_digits(turn_from_dict(turn, 0)).items():
+        labels[head] = names[head].index(str(digit))
     return [labels[head] for head in names]
 
 

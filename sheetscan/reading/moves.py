@@ -14,9 +14,9 @@ from typing import Callable
 import numpy as np
 
 from sheetscan.game.audit import human_cell
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, TurnKind, turn_text
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, turn_text
 from sheetscan.game.rules import Decoration
-from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate
+from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate, turn_digits, turn_of_digits
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 
@@ -158,35 +158,13 @@ def box_moves(boxes: BoxReading) -> list[Move]:
     return moves
 
 
-def _holds_digit(turn: Turn, head: str) -> bool:
-    """Whether ``turn`` has a digit in box ``head``: a draw's every one, a pruning's die, row and column."""
-    return turn.kind is TurnKind.DRAW or turn.kind is TurnKind.PRUNE and head != "second"
-
-
-def _digit_of(turn: Turn, head: str) -> int:
-    if turn.kind is TurnKind.PRUNE and head != "first":
-        return turn.cell[1 if head == "column" else 0] + 1
-    return turn.location if head == "place" else turn.dice[0 if head == "first" else 1]
-
-
-def _with_digit(turn: Turn, head: str, digit: int) -> Turn:
-    if turn.kind is TurnKind.PRUNE and head != "first":
-        cell = list(turn.cell)
-        cell[1 if head == "column" else 0] = digit - 1
-        return replace(turn, cell=tuple(cell))
-    if head == "place":
-        return replace(turn, location=digit)
-    dice = list(turn.dice)
-    dice[0 if head == "first" else 1] = digit
-    return replace(turn, dice=tuple(dice))
-
-
 def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
     """Turn logs with one of ``groups`` (the writer's digits written alike) taken as another
     digit, as DIGIT_GROUP_COST says: (what the networks say that costs, what was taken, the
     turns), likeliest first."""
-    groups = [group for group in groups if all(_holds_digit(turns[turn], head) for turn, head in group.slots)]
-    read = [[_digit_of(turns[turn], head) for turn, head in group.slots] for group in groups]
+    digits_of = [turn_digits(turn) for turn in turns]  # as read: a group's box may belong to another kind now
+    groups = [group for group in groups if all(head in digits_of[turn] for turn, head in group.slots)]
+    read = [[digits_of[turn][head] for turn, head in group.slots] for group in groups]
     mostly = [max(sorted(set(digits)), key=digits.count) for digits in read]
     unread = set(range(1, len(DIGITS) + 1)) - set(mostly)  # a digit no group is read as: one may be it
     tries = []
@@ -197,12 +175,14 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
         costs = {digit: sum(math.log(p[i, was - 1] / p[i, digit - 1]) for i, was in enumerate(digits) if was != digit)
                  for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
         for digit in sorted((set(digits) | unread) & set(costs)):  # as some of its copies are read, or unread
-            taken = list(turns)
+            changed = {turn: dict(digits_of[turn]) for turn, _ in group.slots}
             for turn, head in group.slots:
-                taken[turn] = _with_digit(taken[turn], head, digit)
-            where = ", ".join(f"{turn + 1}" for turn in sorted({turn for turn, _ in group.slots}))
+                changed[turn][head] = digit
+            taken = tuple(turn_of_digits(turn.kind, changed[index]) if index in changed else turn
+                          for index, turn in enumerate(turns))
+            where = ", ".join(f"{turn + 1}" for turn in sorted(changed))
             what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
-            tries.append((costs[digit], what, tuple(taken)))
+            tries.append((costs[digit], what, taken))
     return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
 
 
