@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sheetscan.reading.digits as digits
-from sheetscan.reading.digits import SAME_DIGIT, digit_groups, digit_vector, read_together
+from sheetscan.reading.digits import INKED, SAME_DIGIT, digit_groups, digit_vector, inked_threshold, read_together
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -25,6 +25,32 @@ def test_one_digit_written_larger_or_elsewhere_in_its_box_is_alike_and_another_d
 
 def test_an_empty_box_has_no_digit():
     assert digit_vector(np.zeros((30, 24), np.float32)) is None
+
+
+def _outlined(box: np.ndarray, outline_ink: float) -> np.ndarray:
+    """``box`` with its printed outline (its one-pixel ring) at ``outline_ink``."""
+    ring = np.zeros_like(box)
+    ring[[0, -1], :] = ring[:, [0, -1]] = outline_ink
+    return np.maximum(box, ring)
+
+
+def test_a_light_pens_faint_copy_is_one_of_its_digits_and_a_printed_outline_is_none():
+    """A pencil's digits reach 0.4 ink and one faint 5 only 0.27 (under INKED): on that sheet the
+    faint 5 is still a digit, alike to the pencil's other 5, and an empty box's printed outline
+    (0.18 ink) is still no digit."""
+    pencil = {digit: _outlined(_written(digit, 0.8, (0, 0)) * 0.4, 0.18) for digit in "123456"}
+    faint_five = _outlined(_written("5", 0.7, (2, 1)) * 0.27, 0.18)
+    empty = _outlined(np.zeros((30, 24), np.float32), 0.18)
+    inked = inked_threshold([*pencil.values(), faint_five, empty])
+    assert inked < INKED
+    assert digit_vector(faint_five) is None  # at a dark pen's threshold it was an empty box
+    assert float(digit_vector(faint_five, inked) @ digit_vector(pencil["5"], inked)) > SAME_DIGIT
+    assert digit_vector(empty, inked) is None
+
+
+def test_a_dark_pens_threshold_is_the_dark_pens():
+    boxes = [_outlined(_written(digit, 0.8, (0, 0)) * 0.9, 0.18) for digit in "123456"]
+    assert inked_threshold(boxes) == INKED
 
 
 def _one_writer(fives: int = 5, sixes: int = 5):

@@ -54,7 +54,15 @@ COPY_MARGIN = 0.04
 SAME_DIGIT_CEILING = 0.95
 DIGIT_SIDE = 20  # px: a digit fitted into (DIGIT_SIDE - 4) px, blurred by DIGIT_BLUR
 DIGIT_BLUR = 1.0
-INKED = 0.3  # ink above which a pixel counts to a digit's extent
+INKED = 0.3  # ink above which a pixel counts to a digit's extent, on a sheet written in a dark pen
+# A light pen (a pencil: its strokes 0.3 to 0.45 ink) lies near INKED, so its digits' extents
+# were their strokes' cores, and a faint copy none at all (an empty box, left out of the
+# writer's digits). Below a dark pen the threshold is this share of the sheet's ink (the 75th
+# percentile of its digit boxes' darkest pixels), never below PRINTED_INK: the boxes' printed
+# outlines, inside a digit's box, show up to about 0.2 ink in a scan.
+LIGHT_PEN_SHARE = 0.55
+PRINTED_INK = 0.2
+SHEET_INK_PERCENTILE = 75
 MIN_INKED = 3  # pixels: less is an empty box
 MAX_ROUNDS = 20
 KEEP_NETWORKS = 0.5  # of the networks' own probabilities kept: the decoder still sees their runner-up
@@ -81,10 +89,17 @@ def _part_windows(margin_mm: float, shape: tuple[int, int]) -> dict[str, tuple[s
     return windows
 
 
-def digit_vector(ink: np.ndarray) -> np.ndarray | None:
+def inked_threshold(boxes: list[np.ndarray]) -> float:
+    """The ink above which a pixel counts to a digit's extent on a sheet whose digit ``boxes``
+    (ink, 0 to 1) these are: INKED, or less for a light pen (LIGHT_PEN_SHARE)."""
+    sheet_ink = float(np.percentile([box.max() for box in boxes], SHEET_INK_PERCENTILE))
+    return float(np.clip(LIGHT_PEN_SHARE * sheet_ink, PRINTED_INK, INKED))
+
+
+def digit_vector(ink: np.ndarray, inked: float = INKED) -> np.ndarray | None:
     """A digit's (DIGIT_SIDE**2,) unit vector of zero mean from its box's (h, w) ink (0 to 1):
-    its inked extent fitted into a square and blurred; None for an empty box."""
-    rows, columns = np.nonzero(ink > INKED)
+    its extent (the pixels above ``inked``) fitted into a square and blurred; None for an empty box."""
+    rows, columns = np.nonzero(ink > inked)
     if len(rows) < MIN_INKED:
         return None
     digit = ink[rows.min():rows.max() + 1, columns.min():columns.max() + 1].astype(np.float32)
@@ -164,13 +179,18 @@ def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kind
                "column": (rows, slice(middle, columns.stop))}
     read_as = heads["kind"].argmax(axis=1)
     heads_read = {kinds.index(TurnKind.DRAW.value): windows, kinds.index(TurnKind.PRUNE.value): pruning}
+    boxes = {(int(turn), head): patches[turn][rows, columns]
+             for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
+             for head, (rows, columns) in heads_read[read_as[turn]].items()}
+    if not boxes:
+        return heads, ()
+    inked = inked_threshold(list(boxes.values()))
     slots, vectors = [], []
-    for turn in np.flatnonzero(np.isin(read_as, list(heads_read))):
-        for head, (rows, columns) in heads_read[read_as[turn]].items():
-            vector = digit_vector(patches[turn][rows, columns])
-            if vector is not None:
-                slots.append((int(turn), head))
-                vectors.append(vector)
+    for slot, box in boxes.items():
+        vector = digit_vector(box, inked)
+        if vector is not None:
+            slots.append(slot)
+            vectors.append(vector)
     if len(slots) < 2:
         return heads, ()
     vectors = np.array(vectors)
