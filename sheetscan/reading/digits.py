@@ -182,7 +182,7 @@ def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kind
     boxes = {(int(turn), head): patches[turn][rows, columns]
              for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
              for head, (rows, columns) in heads_read[read_as[turn]].items()}
-    if not boxes:
+    if len(boxes) < 2:
         return heads, ()
     inked = inked_threshold(list(boxes.values()))
     slots, vectors = [], []
