@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import sheetscan.reading.digits as digits
-from sheetscan.reading.digits import INKED, SAME_DIGIT, digit_groups, digit_vector, inked_threshold, read_together
+from sheetscan.reading.digits import (INKED, SAME_DIGIT, digit_groups, digit_vector, inked_threshold, number_digit_boxes,
+                                      read_together)
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -102,3 +103,19 @@ def test_a_writers_copies_of_each_digit_form_a_group_of_their_own():
     groups = digit_groups(likeness)
     assert len(set(groups[is_five])) == len(set(groups[~is_five])) == 1
     assert groups[is_five][0] != groups[~is_five][0]
+
+
+def _number(text: str) -> np.ndarray:
+    """A (36, 60) ink box's inside holding the written number ``text``."""
+    box = np.zeros((36, 60), np.uint8)
+    cv2.putText(box, text, (2, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 255, 2)
+    return box.astype(np.float32) / 255
+
+
+def test_a_written_numbers_digits_are_found_left_to_right_and_its_minus_is_none():
+    for text, digits in (("-16", "16"), ("7", "7"), ("38", "38"), ("-5", "5")):
+        found = number_digit_boxes(_number(text), INKED)
+        assert len(found) == len(digits)
+        for box, digit in zip(found, digits, strict=True):  # each is the digit, alike to it written alone
+            assert float(digit_vector(box) @ digit_vector(_number(digit))) > SAME_DIGIT
+    assert number_digit_boxes(np.zeros((36, 60), np.float32), INKED) == []

@@ -8,10 +8,10 @@ from readings import alike_by_kind, box_reading, garden_reading
 
 from sheetscan.game.audit import audit
 from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
-from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
-from sheetscan.reading.boxes import Candidate
+from sheetscan.reading.boxes import Candidate, turn_digits
 from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.moves import digit_group_turns
@@ -331,3 +331,48 @@ def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken
     boxes = _writer_misread(record, was=5, read_as=6)
     tried = digit_group_turns(tuple(candidates[0].value for candidates in boxes.turns), boxes.digit_groups)
     assert record.turns in [turns for _, _, turns in tried]  # the 5s read as 6, like the 6s: taken as 5
+
+
+def _numbers_misread(record, was: int, read_as: int):
+    """Box readings of ``record`` by networks that read its writer's ``was`` as ``read_as`` surely
+    in every written number (the true number not even a runner-up) and its turn boxes right; the
+    writer's digits grouped, one group a digit, the turn boxes' and the numbers' together."""
+    turns_of = {digit: [] for digit in range(10)}
+    numbers_of = {digit: [] for digit in range(10)}
+    for index, turn in enumerate(record.turns):
+        for head, digit in turn_digits(turn).items():
+            turns_of[digit].append((index, head))
+    doubts = {}
+    for index, category in enumerate(CATEGORIES):
+        value = record.written[category]
+        tens, units = divmod(abs(value), 10)
+        for head, digit in ((("tens", tens),) if tens else ()) + (("units", units),):
+            numbers_of[digit].append((index, head))
+        seen = [read_as if int(digit) == was else int(digit) for digit in str(abs(value))]
+        doubts[category] = [((-1 if value < 0 else 1) * int("".join(map(str, seen))), 0.99)]
+    groups = []
+    for digit in range(10):
+        if turns_of[digit] or numbers_of[digit]:
+            turn_p = np.full((len(turns_of[digit]), 6), 0.002)
+            if turns_of[digit]:  # a turn box holds 1 to 6 alone
+                turn_p[:, digit - 1] = 0.99
+            number_p = np.full((len(numbers_of[digit]), 10), 0.001)
+            number_p[:, read_as if digit == was else digit] = 0.99
+            groups.append(DigitGroup(tuple(turns_of[digit]), turn_p, tuple(numbers_of[digit]), number_p))
+    return replace(box_reading(record, doubts), digit_groups=tuple(groups))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_writers_digit_read_as_another_in_every_written_number_is_set_right_by_its_turn_boxes(seed, monkeypatch):
+    # The writer's 1 looks like a 7 to the number network, which reads it so in every number;
+    # the turn boxes (1 to 6 only) read the same shape as 1. One way of writing 1 is one misreading.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    boxes = _numbers_misread(record, was=1, read_as=7)
+    assert {category: candidates[0].value for category, candidates in boxes.written.items()} != record.written
+    decoded = decode_sheet(garden_reading(record), boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and "taken as 1" in change for change in decoded.changes)
+    monkeypatch.setattr(moves, "digit_group_numbers", lambda groups: [])
+    assert decode_sheet(garden_reading(record), boxes).record.written != record.written

@@ -18,7 +18,7 @@ from typing import Mapping
 import cv2
 import numpy as np
 
-from sheetscan.reading.digits import DigitGroup, turn_digits_together
+from sheetscan.reading.digits import DigitGroup, digits_together
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set
 from sheetscan.game.garden import Turn, TurnKind
@@ -187,7 +187,7 @@ class BoxReading:
     leaves: tuple[tuple[Candidate, ...], ...]  # 3 leaves: marked or not
     pond_icons: tuple[tuple[Candidate, ...], ...]  # 4 icons
     written: dict[str, tuple[Candidate, ...]]  # per scoring category
-    digit_groups: tuple[DigitGroup, ...] = ()  # the turns' digits as the writer wrote them alike (digits.py)
+    digit_groups: tuple[DigitGroup, ...] = ()  # the turns' and numbers' digits as the writer wrote them alike (digits.py)
 
 
 def _top(joint: dict[object, float], count: int = CANDIDATES) -> tuple[Candidate, ...]:
@@ -251,10 +251,10 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     """Read every box of a canonical sheet image ((h, w) uint8)."""
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
-    turn_heads, digit_groups = turn_digits_together(patches["turn"], models.turn.head_probabilities(patches["turn"]),
-                                      tuple(head_classes(TURN_CLASSES)["kind"]), TURN_PATCH.margin_mm)
+    turn_heads, number_heads, digit_groups = digits_together(
+        patches["turn"], models.turn.head_probabilities(patches["turn"]), tuple(head_classes(TURN_CLASSES)["kind"]),
+        TURN_PATCH.margin_mm, patches["number"], models.number.head_probabilities(patches["number"]))
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
-    number_heads = models.number.head_probabilities(patches["number"])
     turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}) for i in range(TURNS))
     marks = tuple(mark_candidates(float(p)) for p in marked)
     written = {category: number_candidates({h: p[i] for h, p in number_heads.items()})

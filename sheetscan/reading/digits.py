@@ -20,11 +20,16 @@ Where the networks read a writer's digit as another with confidence, no likeness
 The digits are then also grouped by likeness (``DigitGroup``: each group one way the writer
 writes one digit), and the decoder may take a whole group as another digit, as it takes a way to
 draw a decoration (decode.py): one digit misread everywhere is one misreading.
+
+The written numbers' digits are the same writer's: each number box is cut into its digits
+(``number_digit_boxes``), and where it shows as many as the number network reads, they are read
+and grouped with the turn boxes' (a shape the turn boxes, which hold 1 to 6, read as 1 may be
+what the number network reads as 7).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -64,6 +69,13 @@ LIGHT_PEN_SHARE = 0.55
 PRINTED_INK = 0.2
 SHEET_INK_PERCENTILE = 75
 MIN_INKED = 3  # pixels: less is an empty box
+# A number patch (48 x 56 px, about 3 px/mm) less this much all round is its box's inside: the
+# margin and the printed outline (a total's heavy one too) left out, as a box lands within a
+# pixel or two of where the sheet's fit puts it.
+NUMBER_INSET = 6
+MINUS_HEIGHT = 0.3  # of the box's inside height: a mark less tall is a minus sign or a speck
+TURN_DIGITS = 6  # a turn box holds the digits 1 to 6
+DIGIT_VALUES = 10  # a turn's and a number's digits are read together as digits 0 to 9
 MAX_ROUNDS = 20
 KEEP_NETWORKS = 0.5  # of the networks' own probabilities kept: the decoder still sees their runner-up
 # Digits grouped as one way of writing one digit: average likeness at least the sheet's threshold
@@ -147,13 +159,17 @@ def read_together(probabilities: np.ndarray, likeness: np.ndarray) -> np.ndarray
 
 @dataclass(frozen=True)
 class DigitGroup:
-    """Digits of the turn boxes written alike: one way the writer writes one digit. Each ``slots``
-    item is (turn index, head): a draw's "first", "second" and "place", a pruning's "first" (its
+    """Digits written alike: one way the writer writes one digit. Each ``slots`` item is (turn
+    index, head) of a turn box: a draw's "first", "second" and "place", a pruning's "first" (its
     die), "place" (its row) and "column"; ``probabilities`` their (m, 6) probabilities of the
-    digits 1 to 6, as read together."""
+    digits 1 to 6, as read together. Each ``numbers`` item is (number index, "tens" or "units") of
+    a written number (in scoring order), ``number_probabilities`` their (k, 10) probabilities of
+    the digits 0 to 9, as read together."""
 
     slots: tuple[tuple[int, str], ...]
     probabilities: np.ndarray
+    numbers: tuple[tuple[int, str], ...] = ()
+    number_probabilities: np.ndarray = field(default_factory=lambda: np.zeros((0, DIGIT_VALUES)))
 
 
 def digit_groups(likeness: np.ndarray) -> np.ndarray:
@@ -165,40 +181,103 @@ def digit_groups(likeness: np.ndarray) -> np.ndarray:
     return fcluster(hierarchy, 1 - (same_digit_likeness(likeness) - GROUP_MARGIN), "distance") - 1
 
 
-def turn_digits_together(patches: np.ndarray, heads: dict[str, np.ndarray], kinds: tuple[str, ...],
-                         margin_mm: float) -> tuple[dict[str, np.ndarray], tuple[DigitGroup, ...]]:
-    """The turn network's ``heads`` ((12, k) each) with the digits of the turns read as draws
-    (two dice and a row or column) or prunings (a die, a row and a column) read together
-    (read_together), and those digits grouped as the writer wrote them alike (every group, a
-    lone digit's too); ``patches``: the (12, h, w) turn patches they were read from, ``kinds``
-    the kind head's classes, ``margin_mm`` the patches' margin."""
-    windows = _part_windows(margin_mm, patches.shape[1:])
+def number_digit_boxes(inside: np.ndarray, inked: float) -> list[np.ndarray]:
+    """A written number's digits, left to right, from the ink of its box's ``inside`` (within its
+    printed outline): each run of columns holding a pixel above ``inked``, as tall as a digit
+    (MINUS_HEIGHT); a minus sign or a speck is none."""
+    inked_columns = np.flatnonzero((inside > inked).any(axis=0))
+    if not inked_columns.size:
+        return []
+    gaps = np.flatnonzero(np.diff(inked_columns) > 1)
+    starts = np.r_[inked_columns[0], inked_columns[gaps + 1]]
+    stops = np.r_[inked_columns[gaps], inked_columns[-1]] + 1
+    digits = []
+    for start, stop in zip(starts, stops, strict=True):
+        rows = np.flatnonzero((inside[:, start:stop] > inked).any(axis=1))
+        if rows[-1] - rows[0] + 1 >= MINUS_HEIGHT * inside.shape[0]:
+            digits.append(inside[:, start:stop])
+    return digits
+
+
+def _number_slots(insides: list[np.ndarray], heads: dict[str, np.ndarray], inked: float) -> dict[tuple[int, str], np.ndarray]:
+    """The digits of the written numbers, by (number, head), where a number's box ``insides``
+    show as many digits as the number network reads (a struck-out number, or digits that touch,
+    is left out): its units, and its tens when it reads two."""
+    slots = {}
+    for number, inside in enumerate(insides):
+        read = ("tens", "units") if heads["tens"][number].argmax() else ("units",)
+        digits = number_digit_boxes(inside, inked)
+        if len(digits) == len(read):
+            slots.update({(number, head): digit for head, digit in zip(read, digits, strict=True)})
+    return slots
+
+
+def _as_digits(p: np.ndarray, first: int) -> np.ndarray:
+    """Probabilities of the digits ``first``, ``first`` + 1, ... as those of the digits 0 to 9."""
+    digits = np.zeros(DIGIT_VALUES)
+    digits[first : first + len(p)] = p / p.sum()
+    return digits
+
+
+def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray], kinds: tuple[str, ...],
+                    margin_mm: float, number_patches: np.ndarray, number_heads: dict[str, np.ndarray],
+                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], tuple[DigitGroup, ...]]:
+    """The turn network's ``turn_heads`` ((12, k) each) and the number network's ``number_heads``
+    ((9, k) each) with the writer's digits read together (read_together): the turns read as draws
+    (two dice and a row or column) or prunings (a die, a row and a column), and the written
+    numbers' digits where their boxes show as many as are read; and those digits grouped as the
+    writer wrote them alike (every group, a lone digit's too). ``turn_patches``: the (12, h, w)
+    turn patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
+    patches' margin; ``number_patches`` the (9, h, w) number patches."""
+    windows = _part_windows(margin_mm, turn_patches.shape[1:])
     rows, columns = windows["place"]
     middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there
     pruning = {"first": windows["first"], "place": (rows, slice(columns.start, middle)),
                "column": (rows, slice(middle, columns.stop))}
-    read_as = heads["kind"].argmax(axis=1)
+    read_as = turn_heads["kind"].argmax(axis=1)
     heads_read = {kinds.index(TurnKind.DRAW.value): windows, kinds.index(TurnKind.PRUNE.value): pruning}
-    boxes = {(int(turn), head): patches[turn][rows, columns]
-             for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
-             for head, (rows, columns) in heads_read[read_as[turn]].items()}
-    if len(boxes) < 2:
-        return heads, ()
-    inked = inked_threshold(list(boxes.values()))
-    slots, vectors = [], []
-    for slot, box in boxes.items():
+    turn_boxes = {(int(turn), head): turn_patches[turn][rows, columns]
+                  for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
+                  for head, (rows, columns) in heads_read[read_as[turn]].items()}
+    insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
+    inked = inked_threshold([*turn_boxes.values(), *insides])
+    number_boxes = _number_slots(insides, number_heads, inked)
+    if len(turn_boxes) + len(number_boxes) < 2:
+        return turn_heads, number_heads, ()
+    slots, vectors, probabilities = [], [], []
+    for (index, head), box in [*turn_boxes.items(), *number_boxes.items()]:
         vector = digit_vector(box, inked)
         if vector is not None:
-            slots.append(slot)
+            in_turn = (index, head) in turn_boxes
+            slots.append((in_turn, index, head))
             vectors.append(vector)
+            p = (turn_heads if in_turn else number_heads)[head][index]
+            # a turn's digit is 1 to 6, a tens 1 to 9 (its "none" first), a units 0 to 9
+            probabilities.append(_as_digits(p, 1) if in_turn else _as_digits(p[1:], 1) if head == "tens" else _as_digits(p, 0))
     if len(slots) < 2:
-        return heads, ()
+        return turn_heads, number_heads, ()
     vectors = np.array(vectors)
     likeness = vectors @ vectors.T
-    together = read_together(np.array([heads[head][turn] for turn, head in slots]), likeness)
-    adjusted = {head: p.copy() for head, p in heads.items()}
-    for (turn, head), p in zip(slots, together, strict=True):
-        adjusted[head][turn] = p
+    together = read_together(np.array(probabilities), likeness)
+    adjusted_turns = {head: p.copy() for head, p in turn_heads.items()}
+    adjusted_numbers = {head: p.copy() for head, p in number_heads.items()}
+    for (in_turn, index, head), p in zip(slots, together, strict=True):
+        if in_turn:
+            adjusted_turns[head][index] = p[1 : 1 + TURN_DIGITS] / p[1 : 1 + TURN_DIGITS].sum()
+        elif head == "tens":  # the chance it holds no tens stays the network's
+            adjusted_numbers[head][index, 1:] = p[1:] / p[1:].sum() * (1 - number_heads[head][index, 0])
+        else:
+            adjusted_numbers[head][index] = p
     groups = digit_groups(likeness)
-    members = [np.flatnonzero(groups == group) for group in range(groups.max() + 1)]
-    return adjusted, tuple(DigitGroup(tuple(slots[i] for i in group), together[group]) for group in members)
+    in_turns = np.array([in_turn for in_turn, _, _ in slots])
+    where = [(index, head) for _, index, head in slots]
+    turn_probabilities = np.array([adjusted_turns[head][index] if in_turn else np.zeros(TURN_DIGITS)
+                                   for in_turn, index, head in slots])
+
+    def group_of(members: np.ndarray) -> DigitGroup:
+        turns, numbers = members[in_turns[members]], members[~in_turns[members]]
+        return DigitGroup(tuple(where[i] for i in turns), turn_probabilities[turns],
+                          tuple(where[i] for i in numbers), together[numbers])
+
+    return adjusted_turns, adjusted_numbers, tuple(group_of(np.flatnonzero(groups == group))
+                                                   for group in range(groups.max() + 1))

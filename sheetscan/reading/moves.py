@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from sheetscan.game.audit import human_cell
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, turn_text
-from sheetscan.game.rules import Decoration
+from sheetscan.game.rules import CATEGORIES, Decoration
 from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate, turn_digits, turn_of_digits
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
@@ -44,7 +45,8 @@ GROUP_CELL_COST = 6.0
 # as, or any digit no group is mostly read as; the MAX_DIGIT_GROUP_TRIES likeliest by the
 # networks. On validation photos (held-out writers, seeds 78 and 80, read and audited; own hands'
 # audit, seed 77) a cap of 1.5, 3 or 6 gave the same figures: where a group taken otherwise fits,
-# the findings it removes outweigh any of them (docs/hands.md).
+# the findings it removes outweigh any of them (docs/hands.md). A group's digits in the written
+# numbers may be taken as one digit in all of them at once too, at the same cost.
 DIGIT_GROUP_COST = 3.0
 MAX_DIGIT_GROUP_TRIES = 6
 
@@ -155,7 +157,7 @@ def box_moves(boxes: BoxReading) -> list[Move]:
                     record, written={**record.written, category: value}),
                 cost, f"written {category} read as {candidates[0].value} ({candidates[0].probability:.0%}), "
                       f"taken as {candidate.value} ({candidate.probability:.0%})", f"written {category}"))
-    return moves
+    return moves + digit_group_numbers(boxes.digit_groups)
 
 
 def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
@@ -163,7 +165,7 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
     digit, as DIGIT_GROUP_COST says: (what the networks say that costs, what was taken, the
     turns), likeliest first."""
     digits_of = [turn_digits(turn) for turn in turns]  # as read: a group's box may belong to another kind now
-    groups = [group for group in groups if all(head in digits_of[turn] for turn, head in group.slots)]
+    groups = [group for group in groups if group.slots and all(head in digits_of[turn] for turn, head in group.slots)]
     read = [[digits_of[turn][head] for turn, head in group.slots] for group in groups]
     mostly = [max(sorted(set(digits)), key=digits.count) for digits in read]
     unread = set(range(1, len(DIGITS) + 1)) - set(mostly)  # a digit no group is read as: one may be it
@@ -184,6 +186,47 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
             what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
             tries.append((costs[digit], what, taken))
     return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
+
+
+def _with_digit(value: int, head: str, digit: int) -> int | None:
+    """The number ``value`` with its "tens" or "units" digit made ``digit``; None where it has no
+    tens to make, or would write a tens of 0."""
+    tens, units = divmod(abs(value), 10)
+    if head == "tens" and not (tens and digit):
+        return None
+    tens, units = (digit, units) if head == "tens" else (tens, digit)
+    return (-1 if value < 0 else 1) * (10 * tens + units)
+
+
+def _numbers_taken_as(record: SheetRecord, numbers: tuple[tuple[int, str], ...], digit: int) -> SheetRecord:
+    written = dict(record.written)
+    for index, head in numbers:
+        taken = _with_digit(written[CATEGORIES[index]], head, digit)
+        if taken is not None:
+            written[CATEGORIES[index]] = taken
+    return replace(record, written=written)
+
+
+def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
+    """Moves that take a way the writer writes one digit (digits.DigitGroup), read as several
+    digits in its boxes, as one digit some of its copies are read as in every written number it
+    is in at once: what the networks say, at most DIGIT_GROUP_COST, as a group of turn digits."""
+    moves = []
+    for index, group in enumerate(groups):
+        numbers_read = [int(digit) for digit in group.number_probabilities.argmax(axis=1)]
+        read = [int(digit) + 1 for digit in group.probabilities.argmax(axis=1)] + numbers_read
+        if not numbers_read or len(set(read)) < 2:
+            continue
+        p = np.clip(group.number_probabilities, 1e-4, 1)
+        where = ", ".join(CATEGORIES[number] for number in dict.fromkeys(number for number, _ in group.numbers))
+        for digit in sorted(set(read) - ({0} if any(head == "tens" for _, head in group.numbers) else set())):
+            if set(numbers_read) == {digit}:
+                continue
+            cost = sum(math.log(p[i, was] / p[i, digit]) for i, was in enumerate(numbers_read) if was != digit)
+            what = f"the digits written alike in {where} (read as {', '.join(map(str, read))}) taken as {digit}"
+            moves.append(Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
+                              min(cost, DIGIT_GROUP_COST), what, f"digit group {index}"))
+    return moves
 
 
 def turn_taken_as(index: int, read: Candidate, taken: Candidate) -> str:
