@@ -199,6 +199,21 @@ def number_digit_boxes(inside: np.ndarray, inked: float) -> list[np.ndarray]:
     return digits
 
 
+def _turn_digit_boxes(patches: np.ndarray, read_as: np.ndarray, kinds: tuple[str, ...],
+                      margin_mm: float) -> dict[tuple[int, str], np.ndarray]:
+    """The digit boxes of the turns ``read_as`` draws (two dice and a row or column) or prunings
+    (a die, a row and a column), by (turn, head), cut from the turn ``patches``."""
+    windows = _part_windows(margin_mm, patches.shape[1:])
+    rows, columns = windows["place"]
+    middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there
+    pruning = {"first": windows["first"], "place": (rows, slice(columns.start, middle)),
+               "column": (rows, slice(middle, columns.stop))}
+    heads_read = {kinds.index(TurnKind.DRAW.value): windows, kinds.index(TurnKind.PRUNE.value): pruning}
+    return {(int(turn), head): patches[turn][rows, columns]
+            for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
+            for head, (rows, columns) in heads_read[read_as[turn]].items()}
+
+
 def _number_slots(insides: list[np.ndarray], heads: dict[str, np.ndarray], inked: float) -> dict[tuple[int, str], np.ndarray]:
     """The digits of the written numbers, by (number, head), where a number's box ``insides``
     show as many digits as the number network reads (a struck-out number, or digits that touch,
@@ -229,16 +244,7 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
     writer wrote them alike (every group, a lone digit's too). ``turn_patches``: the (12, h, w)
     turn patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
     patches' margin; ``number_patches`` the (9, h, w) number patches."""
-    windows = _part_windows(margin_mm, turn_patches.shape[1:])
-    rows, columns = windows["place"]
-    middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there
-    pruning = {"first": windows["first"], "place": (rows, slice(columns.start, middle)),
-               "column": (rows, slice(middle, columns.stop))}
-    read_as = turn_heads["kind"].argmax(axis=1)
-    heads_read = {kinds.index(TurnKind.DRAW.value): windows, kinds.index(TurnKind.PRUNE.value): pruning}
-    turn_boxes = {(int(turn), head): turn_patches[turn][rows, columns]
-                  for turn in np.flatnonzero(np.isin(read_as, list(heads_read)))
-                  for head, (rows, columns) in heads_read[read_as[turn]].items()}
+    turn_boxes = _turn_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm)
     insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
     inked = inked_threshold([*turn_boxes.values(), *insides])
     number_boxes = _number_slots(insides, number_heads, inked)
