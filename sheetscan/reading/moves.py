@@ -160,6 +160,14 @@ def box_moves(boxes: BoxReading) -> list[Move]:
     return moves + digit_group_numbers(boxes.digit_groups)
 
 
+def _taken_cost(probabilities: np.ndarray, read: list[int], taken: int) -> float:
+    """What the networks say it costs to take every copy of a group of digits, read as the
+    columns ``read`` of their ``probabilities``, as column ``taken``: the sum of the log ratios
+    of the copies read otherwise (probabilities floored at 1e-4)."""
+    p = np.clip(probabilities, 1e-4, 1)
+    return sum(math.log(p[i, was] / p[i, taken]) for i, was in enumerate(read) if was != taken)
+
+
 def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
     """Turn logs with one of ``groups`` (the writer's digits written alike) taken as another
     digit, as DIGIT_GROUP_COST says: (what the networks say that costs, what was taken, the
@@ -173,8 +181,7 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
     for group, digits, most in zip(groups, read, mostly, strict=True):
         if len(digits) < 2 or len(set(digits)) == 1 and mostly.count(most) == 1:
             continue
-        p = np.clip(group.probabilities, 1e-4, 1)
-        costs = {digit: sum(math.log(p[i, was - 1] / p[i, digit - 1]) for i, was in enumerate(digits) if was != digit)
+        costs = {digit: _taken_cost(group.probabilities, [was - 1 for was in digits], digit - 1)
                  for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
         for digit in sorted((set(digits) | unread) & set(costs)):  # as some of its copies are read, or unread
             changed = {turn: dict(digits_of[turn]) for turn, _ in group.slots}
@@ -217,12 +224,11 @@ def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
         read = [int(digit) + 1 for digit in group.probabilities.argmax(axis=1)] + numbers_read
         if not numbers_read or len(set(read)) < 2:
             continue
-        p = np.clip(group.number_probabilities, 1e-4, 1)
         where = ", ".join(CATEGORIES[number] for number in dict.fromkeys(number for number, _ in group.numbers))
         for digit in sorted(set(read) - ({0} if any(head == "tens" for _, head in group.numbers) else set())):
             if set(numbers_read) == {digit}:
                 continue
-            cost = sum(math.log(p[i, was] / p[i, digit]) for i, was in enumerate(numbers_read) if was != digit)
+            cost = _taken_cost(group.number_probabilities, numbers_read, digit)
             what = f"the digits written alike in {where} (read as {', '.join(map(str, read))}) taken as {digit}"
             moves.append(Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
                               min(cost, DIGIT_GROUP_COST), what, f"digit group {index}"))
