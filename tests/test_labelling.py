@@ -142,7 +142,11 @@ def test_a_sheet_whose_drawings_tell_nothing_apart_is_labelled_from_the_players_
 
 
 @pytest.mark.parametrize("seed", range(4, 7))
-def test_the_annealing_finds_the_labelling_that_changing_cells_one_or_two_at_a_time_misses(seed, monkeypatch):
+@pytest.mark.parametrize("search", ["annealing", "cuts"])
+def test_the_annealing_and_the_cuts_each_find_the_labelling_that_changing_cells_one_or_two_at_a_time_misses(
+        seed, search, monkeypatch):
+    # from labels far from the least energy (another turn log's labelling, say), each of the two
+    # searches gets there alone; the polish alone does not
     import sheetscan.reading.labelling as labelling
 
     record = honest(seed)
@@ -151,9 +155,11 @@ def test_the_annealing_finds_the_labelling_that_changing_cells_one_or_two_at_a_t
     logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
     similarity = _similarity(record, cells)
     starts = [np.random.default_rng(start).integers(LABELS, size=len(cells)) for start in range(3)]
+    without = {"annealing": ("CUTS", ()), "cuts": ("ANNEALING", labelling.Annealing(runs=0))}
+    monkeypatch.setattr(labelling, *without[search])
     for start in starts:
         assert label_together(probabilities, similarity, cells, logged, start=start).labels.tolist() == truth.tolist()
-    monkeypatch.setattr(labelling, "ANNEALING", labelling.Annealing(runs=0))
+    monkeypatch.setattr(labelling, *without["cuts" if search == "annealing" else "annealing"])
     assert any(label_together(probabilities, similarity, cells, logged, start=start).labels.tolist() != truth.tolist()
                for start in starts)
 
@@ -183,6 +189,42 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     assert decode_sheet(reading, boxes).record != record
 
 
+
+def _one_drawing_fits_the_misread_turn(record, index: int):
+    """Readings of ``record`` whose drawings of rocks and bamboos the networks read as each
+    other's, whose turn ``index`` is read with its first die otherwise (the true one the
+    runner-up), and whose one drawing of that die's kind on the turn's cross is read, surely, as
+    the misread die's kind and drawn unlike the rest: the log as read fits the drawings better
+    than the true one. None where the turn has no such drawing."""
+    cells, truth = _kinds_and_cells(record)
+    turn, boxes = record.turns[index], _misread_turn(record, index)
+    true_kind, read_kind = (DEFAULT_DICE_FACES[t.dice[0]] for t in (turn, boxes.turns[index][0].value))
+    crossed = [cell for cell in cross_cells(turn.location) if record.garden.decoration(cell) is true_kind]
+    if not crossed or Decoration.TREE in (true_kind, read_kind):
+        return None
+    read = _misread(truth, (Decoration.ROCK, Decoration.BAMBOO)).argmax(axis=1)
+    doubts = {cell: {"tree_late" if label == LATE_TREE else KINDS[label].category: 0.99, "empty": 0.01}
+              for cell, label in zip(cells, read)}
+    doubts[crossed[0]] = {read_kind.category: 1 - 1e-6, true_kind.category: 1e-6}  # beyond any single move
+    similarity = alike_by_kind(record)
+    unlike = ALL_CELLS.index(crossed[0])
+    similarity[unlike] = similarity[:, unlike] = np.where(similarity[unlike] > 0, 0.3, 0.0)
+    similarity[unlike, unlike] = 1.6
+    return replace(garden_reading(record, doubts), similarity=similarity), boxes
+
+
+@pytest.mark.parametrize(("seed", "index"), [(0, 8), (2, 0), (5, 3)])
+def test_a_turn_log_the_drawings_fit_a_little_worse_is_taken_where_the_written_numbers_say_so(seed, index, monkeypatch):
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading, boxes = _one_drawing_fits_the_misread_turn(record, index)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
+    monkeypatch.setattr(decode, "SWAP_ENERGY_MARGIN", 0.0)  # a log the drawings fit worse, refused
+    assert decode_sheet(reading, boxes).record != record
+
 @pytest.mark.parametrize("seed", range(3))
 def test_two_kinds_the_labelling_gave_each_others_drawings_are_set_right_by_the_sheet(seed, monkeypatch):
     # Two ways to draw no network saw may fit the turn log either way round, and the labelling's
@@ -207,6 +249,7 @@ def _labelled_wrong(monkeypatch, wrong: np.ndarray) -> None:
 
     monkeypatch.setattr(labelling, "ANNEALING", labelling.Annealing(runs=0))
     monkeypatch.setattr(labelling, "MAX_POLISH_ROUNDS", 0)
+    monkeypatch.setattr(labelling, "CUTS", ())
     monkeypatch.setattr(decode, "label_together", lambda *arguments: label_together(*arguments[:5], wrong))
 
 
@@ -228,24 +271,92 @@ def test_three_kinds_the_labelling_gave_each_others_drawings_are_set_right_by_th
     assert decode_sheet(reading, box_reading(record)).record.garden != record.garden
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_two_cells_the_labelling_gave_each_others_kinds_are_set_right_by_the_written_numbers(seed, monkeypatch):
-    import sheetscan.reading.decode as decode
 
-    record = honest(seed)
-    cells, truth = _kinds_and_cells(record)
+def _two_cells_traded(record) -> np.ndarray:
+    """The true labels of ``record``'s drawings but for a rock's and another kind's, traded."""
+    _, truth = _kinds_and_cells(record)
     drawn = [KINDS[label] if label < len(KINDS) else Decoration.TREE for label in truth]
     first = drawn.index(Decoration.ROCK)
     second = next(i for i, kind in enumerate(drawn) if kind not in (Decoration.ROCK, Decoration.TREE))
     wrong = truth.copy()
     wrong[[first, second]] = truth[[second, first]]
+    return wrong
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_cells_the_labelling_gave_each_others_kinds_are_set_right_by_the_written_numbers(seed, monkeypatch):
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
-    _labelled_wrong(monkeypatch, wrong)
+    _labelled_wrong(monkeypatch, _two_cells_traded(record))
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden == record.garden
     monkeypatch.setattr(decode, "MAX_CELL_SWAPS", 0)
     assert decode_sheet(reading, box_reading(record)).record.garden != record.garden
 
+
+
+def test_a_trees_mark_is_told_by_its_networks_even_where_they_do_not_see_a_tree():
+    from sheetscan.reading.labelling_energy import LEAST_PROBABILITY, label_log_probabilities
+
+    tree = KINDS.index(Decoration.TREE)
+    seen = np.array([[0.1, 0.1, 0.5, 0.1, 0.1, 0.05, 0.05]])  # a tree, read as one: as the networks say
+    assert label_log_probabilities(seen) == pytest.approx(np.log(seen))
+    unseen = np.array([[0.99, 0.01 - 2.1e-5, 1e-6, 0, 0, 0, 2e-5]])  # read as a lantern; marked, 20 to 1
+    log_p = label_log_probabilities(unseen)[0]
+    assert log_p[LATE_TREE] - log_p[tree] == pytest.approx(np.log(20))
+    assert max(log_p[tree], log_p[LATE_TREE]) <= np.log(LEAST_PROBABILITY) + 1e-12  # the kind still floored
+
+
+def _trees_unseen(truth: np.ndarray, odds: float = 20.0) -> np.ndarray:
+    """(n, 7) probabilities of a hand whose trees the networks read as lanterns, surely, their
+    marks still told by the two tree classes' ratio (``odds`` to 1), far below any floor."""
+    probabilities = _misread(truth, (Decoration.ROCK, Decoration.BAMBOO))
+    tree = KINDS.index(Decoration.TREE)
+    for i in np.flatnonzero((truth == tree) | (truth == LATE_TREE)):
+        probabilities[i] = 0.0
+        probabilities[i, KINDS.index(Decoration.LANTERN)] = 0.99
+        probabilities[i, [tree, LATE_TREE]] = (1e-6, odds * 1e-6) if truth[i] == LATE_TREE else (odds * 1e-6, 1e-6)
+    return probabilities
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])  # sheets with two trees the turn log allows either mark
+def test_trees_no_network_saw_take_their_marks_from_the_networks_where_the_turn_log_allows_either(seed):
+    from sheetscan.reading.labelling_energy import Problem
+
+    record = honest(seed)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _trees_unseen(truth)
+    logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
+    similarity = _similarity(record, cells)
+    problem = Problem(probabilities, similarity, cells, logged)
+    # two trees trading marks where the turn log allows either: only the networks tell them apart
+    traded = []
+    for late in np.flatnonzero(truth == LATE_TREE):
+        for plain in np.flatnonzero(truth == KINDS.index(Decoration.TREE)):
+            swapped = truth.copy()
+            swapped[[late, plain]] = truth[[plain, late]]
+            if problem.unplaced(swapped) == problem.unplaced(truth):
+                traded.append(swapped)
+    assert traded
+    assert all(problem.energy(truth) < problem.energy(swapped) for swapped in traded)
+    assert label_together(probabilities, similarity, cells, logged).labels.tolist() == truth.tolist()
+
+
+def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
+    from sheetscan.reading.labelling_energy import PLACE_COST, Problem
+
+    record = honest(1)
+    cells, _ = _kinds_and_cells(record)
+    rng = np.random.default_rng(1)
+    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
+    problem = Problem(rng.dirichlet(np.ones(LABELS), size=len(cells)), (similarity + similarity.T) / 2, cells,
+                      logged_drawings(record.turns, DEFAULT_DICE_FACES), rng.uniform(0, 2, (len(cells), LABELS)))
+    labellings = rng.integers(LABELS, size=(50, len(cells)))
+    aside = problem.energies_unplaced_aside(labellings)
+    assert aside == pytest.approx([problem.energy(labels) - PLACE_COST * problem.unplaced(labels) for labels in labellings])
+    assert (aside <= [problem.energy(labels) for labels in labellings]).all()
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
@@ -324,6 +435,22 @@ def test_a_writers_digit_read_as_another_in_every_box_is_set_right_by_the_sheet(
     monkeypatch.setattr(moves, "MAX_DIGIT_GROUP_TRIES", 0)
     assert decode_sheet(reading, boxes).record != record
 
+
+
+@pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (3, 4, 1), (4, 4, 1)])
+def test_a_writers_digit_misread_everywhere_and_two_drawings_given_each_others_kinds_are_both_set_right(
+        seed, was, read_as, monkeypatch):
+    # Two misreadings on one sheet: the writer's digit in every turn box, and the labelling's two
+    # cells (made to stay traded here). Only the log read otherwise and the two cells traded back
+    # fit what the player wrote; the trades are tried from that log too.
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    _labelled_wrong(monkeypatch, _two_cells_traded(record))
+    decoded = decode_sheet(reading, _writer_misread(record, was, read_as))
+    assert decoded.record == record
+    said = [change.split(":")[0] for change in decoded.changes]
+    log = next(i for i, change in enumerate(said) if "digits written alike" in change and f"taken as {was}" in change)
+    assert any("given each other's kinds" in change for change in said[log + 1:])
 
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
     record = honest(0)

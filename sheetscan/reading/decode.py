@@ -247,29 +247,56 @@ def _counts_differ(record: SheetRecord, dice_faces: Mapping[int, Decoration]) ->
 def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
                    findings_of: Callable[[SheetRecord], list[Finding]]) -> _Together:
     """``base`` with its drawings labelled together with its turn log, with kinds or cells trading
-    labels (_traded_labellings), or with a log where one turn is read otherwise (OTHER_TURN_COST)
+    labels (_with_trades), or with a log where one turn is read otherwise (OTHER_TURN_COST)
     or one group of the writer's alike digits is taken as another digit (DIGIT_GROUP_COST) and
     the drawings fit it better, then its boxes decoded: the cheapest, its cost counting the
-    trade's extra energy or the log read otherwise too."""
-    best = first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
-    if best.cost < math.inf and not best.findings:
-        return best
-    for worse, what, swapped in _traded_labellings(reading, base, dice_faces, findings_of, first.labelling):
-        together = _read_together_with(reading, base, boxes, dice_faces, findings_of, made=swapped)
-        if together.cost + SWAP_ENERGY_COST * worse < best.cost:
-            said = f"{what}, as the turn log and the written numbers have them"
-            best = replace(together, cost=together.cost + SWAP_ENERGY_COST * worse, changes=[said, *together.changes])
+    trade's extra energy or the log read otherwise too. Where the cheapest log read otherwise
+    still leaves findings, its labellings' trades are tried too: a misread turn and two trees'
+    marks the log allows either way are two misreadings, and only both set right fit."""
+    first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
+    if first.cost < math.inf and not first.findings:
+        return first
+    best = _with_trades(reading, base, boxes, dice_faces, findings_of, first)
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns)
                      for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
     logs = [(cost, turn_taken_as(index, boxes.turns[index][0], candidate),
              base.turns[:index] + (candidate.value,) + base.turns[index + 1:]) for cost, index, candidate in others[:MAX_OTHER_TURNS]]
     logs += [(min(cost, DIGIT_GROUP_COST), what, turns) for cost, what, turns in digit_group_turns(base.turns, boxes.digit_groups)]
+    best_log = None
     for cost, what, turns in logs:
         if cost >= best.cost:
             continue  # it cannot pay
-        together = _read_together_with(reading, replace(base, turns=turns), boxes, dice_faces, findings_of, first.labelling)
+        together = _read_together_with(reading, replace(base, turns=turns), boxes, dice_faces, findings_of,
+                                       first.labelling, below=best.cost - cost)
         if together.cost + cost < best.cost:
-            best = replace(together, cost=together.cost + cost, changes=[f"{what} with the drawings", *together.changes])
+            best = _said(together, cost, [f"{what} with the drawings"])
+            best_log = (cost, what, turns, together)
+    if best_log is not None and best.findings:
+        cost, what, turns, together = best_log
+        best = _with_trades(reading, replace(base, turns=turns), boxes, dice_faces, findings_of, together, cost,
+                            (f"{what} with the drawings",))
+    return best
+
+
+def _said(together: _Together, cost: float, what: list[str]) -> _Together:
+    """``together`` costing ``cost`` more, for the changes ``what``, said before its own."""
+    return replace(together, cost=together.cost + cost, changes=[*what, *together.changes])
+
+
+def _with_trades(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
+                 findings_of: Callable[[SheetRecord], list[Finding]], together: _Together, cost: float = 0.0,
+                 what: tuple[str, ...] = ()) -> _Together:
+    """``together`` (``base`` read together; ``cost`` more, said as ``what``, for how its log was
+    read) or, where cheaper, ``base`` read with one of the labellings near its own
+    (_traded_labellings), their extra energy counted at SWAP_ENERGY_COST."""
+    best = _said(together, cost, list(what))
+    for worse, traded_what, swapped in _traded_labellings(reading, base, dice_faces, findings_of, together.labelling):
+        extra = cost + SWAP_ENERGY_COST * worse
+        traded = _said(_read_together_with(reading, base, boxes, dice_faces, findings_of, made=swapped,
+                                           below=best.cost - extra),
+                       extra, [*what, f"{traded_what}, as the turn log and the written numbers have them"])
+        if traded.cost < best.cost:
+            best = traded
     return best
 
 
@@ -307,12 +334,18 @@ def _traded_labellings(reading: GardenReading, base: SheetRecord, dice_faces: Ma
 
 def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                         dice_faces: Mapping[int, Decoration], findings_of: Callable[[SheetRecord], list[Finding]],
-                        rival: Labelling | None = None, made: Labelling | None = None) -> _Together:
+                        rival: Labelling | None = None, made: Labelling | None = None,
+                        below: float = math.inf) -> _Together:
     """``base`` with its drawings labelled together with its turn log, then its boxes decoded.
     Given a ``rival`` labelling (of another turn log), the labelling starts from it, and where
-    the drawings fit this log no better than the rival's, the cost is infinite."""
+    the drawings fit this log worse than the rival's, the extra energy counts as a trade's does
+    (SWAP_ENERGY_COST; more than SWAP_ENERGY_MARGIN, and the cost is infinite). Where the
+    labelling alone costs ``below`` or more, its boxes are not decoded (that only adds): the
+    cost is infinite."""
     relabelled, cost, changed, labelling = _labelled_together(reading, base, dice_faces, rival, made)
-    if cost == math.inf or rival is not None and labelling.energy >= rival.energy:
+    worse = 0.0 if rival is None else max(labelling.energy - rival.energy, 0.0)
+    cost += SWAP_ENERGY_COST * worse
+    if cost >= below or worse > SWAP_ENERGY_MARGIN:  # an infinite cost (no kind read as another) too
         return _Together(math.inf, base, [], [], labelling)
     findings = findings_of(relabelled)
     changes: list[str] = []

@@ -18,6 +18,7 @@ or swapping two, while that lowers the sum. The decoder weighs the result agains
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
@@ -78,11 +79,14 @@ def logged_drawings(turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration
     return logged
 
 
-def _group_kinds(sizes: np.ndarray, counts: np.ndarray) -> list[list[int]]:
-    """Ways to give groups of ``sizes`` kinds, no kind over its count by more than
-    MAX_COUNT_SLACK cells in all; largest groups first, at most MAX_ASSIGNMENTS."""
-    order = np.argsort(-sizes, kind="stable")
-    left = counts.astype(int).copy()
+@functools.lru_cache(maxsize=256)
+def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
+    """(ways, groups) ways to give groups of ``sizes`` kinds, no kind over its ``counts`` by
+    more than MAX_COUNT_SLACK cells in all; largest groups first, at most MAX_ASSIGNMENTS.
+    Remembered: a sheet's other turn logs cut its drawings into the same groups, and most keep
+    the counts (their enumeration took a third of a held-out sheet's labelling)."""
+    order = np.argsort(-np.array(sizes), kind="stable").tolist()
+    left = list(counts)
     kinds = [0] * len(sizes)
     found: list[list[int]] = []
 
@@ -93,17 +97,20 @@ def _group_kinds(sizes: np.ndarray, counts: np.ndarray) -> list[list[int]]:
             found.append(kinds.copy())
             return
         group = order[position]
+        size = sizes[group]
         for kind in range(len(KINDS)):
-            more = max(0, int(sizes[group]) - max(int(left[kind]), 0))
+            more = max(0, size - max(left[kind], 0))
             if over + more > MAX_COUNT_SLACK:
                 continue
-            left[kind] -= sizes[group]
+            left[kind] -= size
             kinds[group] = kind
             give(position + 1, over + more)
-            left[kind] += sizes[group]
+            left[kind] += size
 
     give(0, 0)
-    return found
+    ways = np.array(found, int).reshape(-1, len(sizes))
+    ways.flags.writeable = False  # shared by every caller
+    return ways
 
 
 def _polish(problem: Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
@@ -152,16 +159,16 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
     """The n decorated ``cells`` labelled together (see the module's note) from the networks'
     (n, 7) ``label_probabilities`` (KINDS, then LATE_TREE), the drawings' (n, n) ``similarity``,
     the turn log's ``logged`` drawings and what the player's ``known`` drawings say ((n, 7),
-    known_fit). From ``start`` (labels for another turn log of the same sheet), the tree's cuts
-    are skipped: the annealing and the polish start there."""
+    known_fit). From ``start`` (labels for another turn log of the same sheet), the cuts'
+    candidates must beat it: another log's labels may sit far from this log's least energy, on
+    held-out coarse scans further than the annealing gets (validation seed 81, 1 sheet in 30)."""
     problem = Problem(label_probabilities, similarity, cells, logged, known)
     labels = problem.log_p.argmax(axis=1) if start is None else start
     energy = problem.energy(labels)
     n = len(cells)
     if n < 2:
         return Labelling(labels, energy)
-    if start is None:
-        labels, energy = _cut_candidates(problem, similarity, labels, energy)
+    labels, energy = _cut_candidates(problem, similarity, labels, energy)
     for run in range(ANNEALING.runs):
         candidate = _anneal(problem, labels, np.random.default_rng([ANNEALING.seed, run]))
         candidate_energy = problem.energy(candidate)
@@ -235,13 +242,14 @@ def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray
         # cells that no logged decoration of the kind may lie in
         fit = np.stack([NETWORK_WEIGHT * log_p[m].sum(axis=0) - PLACE_COST * off_log[m].sum(axis=0)
                         + problem.known_fit[m][:, :len(KINDS)].sum(axis=0) for m in members])
-        ways = np.array(_group_kinds(sizes, drawn_counts), int).reshape(-1, len(members))
+        ways = _group_kinds(tuple(sizes.tolist()), tuple(drawn_counts.tolist()))
         likeliest = np.argsort(-fit[np.arange(len(members)), ways].sum(axis=1), kind="stable")[:MAX_CANDIDATES]
-        for way in ways[likeliest]:
-            candidate = problem.as_drawn(way[groups])
-            candidate_energy = problem.energy(candidate)
-            if candidate_energy < energy:
-                labels, energy = candidate, candidate_energy
+        candidates = problem.as_drawn(ways[likeliest][:, groups])
+        for candidate, at_least in zip(candidates, problem.energies_unplaced_aside(candidates)):
+            if at_least < energy:  # else its energy cannot be less
+                candidate_energy = problem.energy(candidate)
+                if candidate_energy < energy:
+                    labels, energy = candidate, candidate_energy
     return labels, energy
 
 
