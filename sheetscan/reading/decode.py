@@ -248,11 +248,12 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                    findings_of: Callable[[SheetRecord], list[Finding]]) -> _Together:
     """``base`` with its drawings labelled together with its turn log, with kinds or cells trading
     labels (_with_trades), or with a log where one turn is read otherwise (OTHER_TURN_COST)
-    or one group of the writer's alike digits is taken as another digit (DIGIT_GROUP_COST) and
-    the drawings fit it better, then its boxes decoded: the cheapest, its cost counting the
-    trade's extra energy or the log read otherwise too. Where the cheapest log read otherwise
-    still leaves findings, its labellings' trades are tried too: a misread turn and two trees'
-    marks the log allows either way are two misreadings, and only both set right fit."""
+    or one group of the writer's alike digits is taken as another digit (DIGIT_GROUP_COST), the
+    drawings labelled with it (their extra energy paid where they fit it worse), then its boxes
+    decoded: the cheapest, its cost counting the trade's extra energy or the log read otherwise
+    too. Where the cheapest log read otherwise still leaves findings, its labellings' trades are
+    tried too: a misread turn and two trees' marks the log allows either way are two
+    misreadings, and only both set right fit."""
     first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
     if first.cost < math.inf and not first.findings:
         return first
@@ -269,7 +270,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         together = _read_together_with(reading, replace(base, turns=turns), boxes, dice_faces, findings_of,
                                        first.labelling, below=best.cost - cost)
         if together.cost + cost < best.cost:
-            best = _said(together, cost, [f"{what} with the drawings"])
+            best = _said(together, cost, (f"{what} with the drawings",))
             best_log = (cost, what, turns, together)
     if best_log is not None and best.findings:
         cost, what, turns, together = best_log
@@ -278,7 +279,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
     return best
 
 
-def _said(together: _Together, cost: float, what: list[str]) -> _Together:
+def _said(together: _Together, cost: float, what: tuple[str, ...]) -> _Together:
     """``together`` costing ``cost`` more, for the changes ``what``, said before its own."""
     return replace(together, cost=together.cost + cost, changes=[*what, *together.changes])
 
@@ -289,12 +290,12 @@ def _with_trades(reading: GardenReading, base: SheetRecord, boxes: BoxReading, d
     """``together`` (``base`` read together; ``cost`` more, said as ``what``, for how its log was
     read) or, where cheaper, ``base`` read with one of the labellings near its own
     (_traded_labellings), their extra energy counted at SWAP_ENERGY_COST."""
-    best = _said(together, cost, list(what))
+    best = _said(together, cost, what)
     for worse, traded_what, swapped in _traded_labellings(reading, base, dice_faces, findings_of, together.labelling):
         extra = cost + SWAP_ENERGY_COST * worse
         traded = _said(_read_together_with(reading, base, boxes, dice_faces, findings_of, made=swapped,
                                            below=best.cost - extra),
-                       extra, [*what, f"{traded_what}, as the turn log and the written numbers have them"])
+                       extra, (*what, f"{traded_what}, as the turn log and the written numbers have them"))
         if traded.cost < best.cost:
             best = traded
     return best
