@@ -110,10 +110,10 @@ class Problem:
     def energies_unplaced_aside(self, labellings: np.ndarray) -> np.ndarray:
         """(m,) the energies of (m, n) ``labellings`` less their unplaced cells' term: at most
         their energies, computed at once (the matching that counts unplaced cells is not)."""
-        drawn = np.eye(len(KINDS), dtype=bool)[DRAWN_AS[labellings]]  # (m, n, kinds)
-        alike = np.einsum("mik,ij,mjk->m", drawn, self.pairs, drawn) / 2
-        counts = np.eye(LABELS, dtype=int)[labellings].sum(axis=1)
-        return (np.take_along_axis(self.unary, labellings.T, axis=1).sum(axis=0) - alike
+        drawn = DRAWN_AS[labellings]
+        alike = (self.pairs * (drawn[:, :, None] == drawn[:, None, :])).sum(axis=(1, 2)) / 2
+        counts = (labellings[:, :, None] == np.arange(LABELS)).sum(axis=1)
+        return (self.unary[np.arange(labellings.shape[1]), labellings].sum(axis=1) - alike
                 + COUNT_COST * np.abs(counts - self.counts).sum(axis=1))
 
     def as_drawn(self, kinds: np.ndarray) -> np.ndarray:
