@@ -7,7 +7,7 @@ import pytest
 
 import sheetscan.reading.digits as digits
 from sheetscan.reading.digits import (INKED, SAME_DIGIT, digit_groups, digit_vector, inked_threshold, number_digit_boxes,
-                                      read_together)
+                                      read_together, stray_groups)
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -103,6 +103,21 @@ def test_a_writers_copies_of_each_digit_form_a_group_of_their_own():
     groups = digit_groups(likeness)
     assert len(set(groups[is_five])) == len(set(groups[~is_five])) == 1
     assert groups[is_five][0] != groups[~is_five][0]
+
+
+def test_a_copy_written_less_alike_than_the_rest_strays_from_their_group():
+    # four copies of one digit, four of another, one copy of the first written less alike (its own
+    # group, most alike to the first's copies), and a digit alike to none
+    digit = np.array([0, 0, 0, 0, 1, 1, 1, 1, 0, 2])
+    likeness = np.where(digit[:, None] == digit[None, :], 0.98, 0.6)
+    likeness[8, :8] = likeness[:8, 8] = np.where(digit[:8] == 0, SAME_DIGIT + 0.06, 0.7)
+    likeness[9, :] = likeness[:, 9] = SAME_DIGIT - 0.1
+    np.fill_diagonal(likeness, 1.0)
+    groups = digit_groups(likeness)
+    assert len(set(groups[:4])) == len(set(groups[4:8])) == 1 and groups[8] not in groups[:8]
+    strays = stray_groups(groups, likeness)
+    assert strays[8] == groups[0]
+    assert (strays[:8] == -1).all() and strays[9] == -1  # in a group of its own kind, or alike to none
 
 
 def _number(text: str) -> np.ndarray:

@@ -452,6 +452,36 @@ def test_a_writers_digit_misread_everywhere_and_two_drawings_given_each_others_k
     log = next(i for i, change in enumerate(said) if "digits written alike" in change and f"taken as {was}" in change)
     assert any("given each other's kinds" in change for change in said[log + 1:])
 
+def _one_copy_astray(record, boxes, was: int):
+    """``boxes`` with the last of the writer's copies of ``was`` grouped alone, written less alike
+    than the rest: a stray of their group (digits.stray_groups)."""
+    def truth(slot):
+        return turn_digits(record.turns[slot[0]])[slot[1]]
+
+    index = next(i for i, group in enumerate(boxes.digit_groups) if truth(group.slots[0]) == was)
+    group = boxes.digit_groups[index]
+    assert len(group.slots) >= 3 and all(truth(slot) == was for slot in group.slots)
+    kept = replace(group, slots=group.slots[:-1], probabilities=group.probabilities[:-1],
+                   strays=group.slots[-1:], stray_probabilities=group.probabilities[-1:])
+    alone = DigitGroup(group.slots[-1:], group.probabilities[-1:])
+    return replace(boxes, digit_groups=(*boxes.digit_groups[:index], kept, alone, *boxes.digit_groups[index + 1:]))
+
+
+@pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (2, 6, 2), (3, 4, 1)])
+def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(seed, was, read_as):
+    # One copy of the writer's digit fell outside the group of the others (each read as another
+    # digit): the group taken as it with its stray fits; the group alone leaves that copy's turn
+    # misread.
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _one_copy_astray(record, _writer_misread(record, was, read_as), was)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and f"taken as {was}" in change for change in decoded.changes)
+    no_strays = tuple(replace(group, strays=(), stray_probabilities=np.zeros((0, 6))) for group in boxes.digit_groups)
+    assert decode_sheet(reading, replace(boxes, digit_groups=no_strays)).record != record
+
+
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
     record = honest(0)
     assert digit_group_turns(record.turns, _writer_misread(record, was=5, read_as=5).digit_groups) == []

@@ -19,7 +19,9 @@ much like their 1 still copies each 4 more closely than that.
 Where the networks read a writer's digit as another with confidence, no likeness outweighs them.
 The digits are then also grouped by likeness (``DigitGroup``: each group one way the writer
 writes one digit), and the decoder may take a whole group as another digit, as it takes a way to
-draw a decoration (decode.py): one digit misread everywhere is one misreading.
+draw a decoration (decode.py): one digit misread everywhere is one misreading. A copy written
+less alike than the rest falls into a group of its own; it strays from the group its most alike
+digit is in (``stray_groups``), and the decoder also takes the group with its strays.
 
 The written numbers' digits are the same writer's: each number box is cut into its digits
 (``number_digit_boxes``), and where it shows as many as the number network reads, they are read
@@ -170,6 +172,10 @@ class DigitGroup:
     probabilities: np.ndarray
     numbers: tuple[tuple[int, str], ...] = ()
     number_probabilities: np.ndarray = field(default_factory=lambda: np.zeros((0, DIGIT_VALUES)))
+    # turn digits alone in their own group whose most alike digit is in this one (``strays``),
+    # with their (s, 6) ``stray_probabilities``: a copy written less alike than the rest
+    strays: tuple[tuple[int, str], ...] = ()
+    stray_probabilities: np.ndarray = field(default_factory=lambda: np.zeros((0, TURN_DIGITS)))
 
 
 def digit_groups(likeness: np.ndarray) -> np.ndarray:
@@ -179,6 +185,20 @@ def digit_groups(likeness: np.ndarray) -> np.ndarray:
     np.fill_diagonal(distance, 0)
     hierarchy = linkage(squareform(distance, checks=False), "average")
     return fcluster(hierarchy, 1 - (same_digit_likeness(likeness) - GROUP_MARGIN), "distance") - 1
+
+
+def stray_groups(groups: np.ndarray, likeness: np.ndarray) -> np.ndarray:
+    """(n,) for each of n digits grouped as ``groups`` (digit_groups), the group of more than one
+    digit that it strays from, or -1: a digit alone in its group whose most alike other digit, at
+    least SAME_DIGIT alike, lies in that group (a copy the writer wrote less alike than the rest:
+    one digit misread everywhere may be misread in it too)."""
+    sizes = np.bincount(groups)
+    others = likeness.copy()
+    np.fill_diagonal(others, -np.inf)
+    nearest = others.argmax(axis=1)
+    strays = groups[nearest]
+    alone, near = sizes[groups] == 1, others[np.arange(len(groups)), nearest] >= SAME_DIGIT
+    return np.where(alone & near & (sizes[strays] > 1), strays, -1)
 
 
 def number_digit_boxes(inside: np.ndarray, inked: float) -> list[np.ndarray]:
@@ -276,14 +296,16 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
             adjusted_numbers[head][index] = p
     groups = digit_groups(likeness)
     in_turns = np.array([in_turn for in_turn, _, _ in slots])
+    strays_from = np.where(in_turns, stray_groups(groups, likeness), -1)
     where = [(index, head) for _, index, head in slots]
     turn_probabilities = np.array([adjusted_turns[head][index] if in_turn else np.zeros(TURN_DIGITS)
                                    for in_turn, index, head in slots])
 
-    def group_of(members: np.ndarray) -> DigitGroup:
+    def group_of(group: int) -> DigitGroup:
+        members, strays = np.flatnonzero(groups == group), np.flatnonzero(strays_from == group)
         turns, numbers = members[in_turns[members]], members[~in_turns[members]]
         return DigitGroup(tuple(where[i] for i in turns), turn_probabilities[turns],
-                          tuple(where[i] for i in numbers), together[numbers])
+                          tuple(where[i] for i in numbers), together[numbers],
+                          tuple(where[i] for i in strays), turn_probabilities[strays])
 
-    return adjusted_turns, adjusted_numbers, tuple(group_of(np.flatnonzero(groups == group))
-                                                   for group in range(groups.max() + 1))
+    return adjusted_turns, adjusted_numbers, tuple(group_of(group) for group in range(groups.max() + 1))

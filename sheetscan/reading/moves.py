@@ -42,7 +42,8 @@ GROUP_CELL_COST = 6.0
 # networks' view of a digit written unlike any they trained on is weak evidence, as a drawing's.
 # Tried for a group read as several digits, or mostly as a digit that another group is mostly
 # read as too (a writer writes each digit one way): as each digit some of its copies are read
-# as, or any digit no group is mostly read as; the MAX_DIGIT_GROUP_TRIES likeliest by the
+# as, or any digit no group is mostly read as; each group also with its strays (copies grouped
+# alone, most alike to the group: digits.stray_groups); the MAX_DIGIT_GROUP_TRIES likeliest by the
 # networks. On validation photos (held-out writers, seeds 78 and 80, read and audited; own hands'
 # audit, seed 77) a cap of 1.5, 3 or 6 gave the same figures: where a group taken otherwise fits,
 # the findings it removes outweigh any of them (docs/hands.md). A group's digits in the written
@@ -169,23 +170,30 @@ def _taken_cost(probabilities: np.ndarray, read: list[int], taken: int) -> float
 
 
 def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
-    """Turn logs with one of ``groups`` (the writer's digits written alike) taken as another
-    digit, as DIGIT_GROUP_COST says: (what the networks say that costs, what was taken, the
-    turns), likeliest first."""
+    """Turn logs with one of ``groups`` (the writer's digits written alike), or one with its
+    strays, taken as another digit, as DIGIT_GROUP_COST says: (what the networks say that costs,
+    what was taken, the turns), likeliest first."""
     digits_of = [turn_digits(turn) for turn in turns]  # as read: a group's box may belong to another kind now
-    groups = [group for group in groups if group.slots and all(head in digits_of[turn] for turn, head in group.slots)]
-    read = [[digits_of[turn][head] for turn, head in group.slots] for group in groups]
-    mostly = [max(sorted(set(digits)), key=digits.count) for digits in read]
+
+    def read_in(slots: tuple[tuple[int, str], ...]) -> list[int] | None:
+        return [digits_of[turn][head] for turn, head in slots] if all(head in digits_of[turn] for turn, head in slots) else None
+
+    groups = [group for group in groups if group.slots and read_in(group.slots) is not None]
+    mostly = [max(sorted(set(digits)), key=digits.count) for digits in (read_in(group.slots) for group in groups)]
     unread = set(range(1, len(DIGITS) + 1)) - set(mostly)  # a digit no group is read as: one may be it
+    ways = [(group.slots, group.probabilities, most) for group, most in zip(groups, mostly, strict=True)]
+    ways += [(group.slots + group.strays, np.vstack([group.probabilities, group.stray_probabilities]), most)
+             for group, most in zip(groups, mostly, strict=True) if group.strays and read_in(group.strays) is not None]
     tries = []
-    for group, digits, most in zip(groups, read, mostly, strict=True):
+    for slots, probabilities, most in ways:
+        digits = read_in(slots)
         if len(digits) < 2 or len(set(digits)) == 1 and mostly.count(most) == 1:
             continue
-        costs = {digit: _taken_cost(group.probabilities, [was - 1 for was in digits], digit - 1)
+        costs = {digit: _taken_cost(probabilities, [was - 1 for was in digits], digit - 1)
                  for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
         for digit in sorted((set(digits) | unread) & set(costs)):  # as some of its copies are read, or unread
-            changed = {turn: dict(digits_of[turn]) for turn, _ in group.slots}
-            for turn, head in group.slots:
+            changed = {turn: dict(digits_of[turn]) for turn, _ in slots}
+            for turn, head in slots:
                 changed[turn][head] = digit
             taken = tuple(turn_of_digits(turn.kind, changed[index]) if index in changed else turn
                           for index, turn in enumerate(turns))
