@@ -176,7 +176,7 @@ def _misread_turn(record, index: int):
 
 @pytest.mark.parametrize("seed", [0, 2, 3])  # seed 1's misread turn fits a garden as well as its true one
 def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
-    import sheetscan.reading.decode as decode
+    import sheetscan.reading.moves as moves
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -185,7 +185,7 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
-    monkeypatch.setattr(decode, "OTHER_TURN_COST", 0.0)
+    monkeypatch.setattr(moves, "OTHER_TURN_COST", 0.0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -281,6 +281,37 @@ def _two_cells_traded(record) -> np.ndarray:
     wrong = truth.copy()
     wrong[[first, second]] = truth[[second, first]]
     return wrong
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_labelling_that_fits_the_sheet_only_dearly_does_not_end_the_search_for_a_cheaper_one(seed, monkeypatch):
+    # The labelling from the log as read trades two cells; each written number they change has
+    # the traded garden's value for runner-up, so the descent fits it, misread cells and all, with
+    # no finding left, at a price. Where the cell by cell reading costs less than that, the
+    # trades are still tried.
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    wrong = _two_cells_traded(record)
+    _labelled_wrong(monkeypatch, wrong)
+    garden = record.garden
+    for cell, label in zip(_kinds_and_cells(record)[0], wrong, strict=True):
+        garden = garden.with_cell(cell, KINDS[label] if label < len(KINDS) else Decoration.TREE, late=label == LATE_TREE)
+    traded = score(garden).breakdown
+    doubts = {category: [(value, 0.75), (traded[category], 0.25)]
+              for category, value in record.written.items() if traded[category] != value}
+    assert "total" in doubts
+    boxes = box_reading(record, doubts)
+
+    def findings_of(candidate):
+        return audit(candidate, score(candidate.garden))
+
+    first = decode.best_reading(reading, boxes)
+    dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of)
+    assert not dear.findings and dear.record.garden != record.garden
+    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of, to_beat=dear.cost)
+    assert cheaper.record.garden == record.garden and cheaper.cost < dear.cost
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -480,6 +511,36 @@ def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(
     assert any("digits written alike" in change and f"taken as {was}" in change for change in decoded.changes)
     no_strays = tuple(replace(group, strays=(), stray_probabilities=np.zeros((0, 6))) for group in boxes.digit_groups)
     assert decode_sheet(reading, replace(boxes, digit_groups=no_strays)).record != record
+
+
+def _first_dice_misread(record, turns: tuple[int, ...]):
+    """Box readings of ``record`` with the first die of each draw in ``turns`` read, a little
+    likelier than the truth, as a die of another kind (rock, bamboo or moss)."""
+    boxes = box_reading(record)
+    read = list(boxes.turns)
+    for index in turns:
+        turn = record.turns[index]
+        kinds = (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS)
+        other = next(die for die in range(1, 7) if DEFAULT_DICE_FACES[die] != DEFAULT_DICE_FACES[turn.dice[0]]
+                     and DEFAULT_DICE_FACES[die] in kinds)
+        read[index] = (Candidate(replace(turn, dice=(other, turn.dice[1])), 0.55), Candidate(turn, 0.45))
+    return replace(boxes, turns=tuple(read))
+
+
+@pytest.mark.parametrize(("seed", "turns"), [(3, (0, 1)), (5, (0, 2)), (7, (0, 5))])
+def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, monkeypatch):
+    # Each misread die puts a drawing the networks never saw in another kind: only the log with
+    # both read otherwise fits the drawings and the written numbers, and no single turn does.
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _first_dice_misread(record, turns)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
+    monkeypatch.setattr(decode, "LOG_ROUNDS", 1)
+    assert decode_sheet(reading, boxes).record != record
 
 
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():

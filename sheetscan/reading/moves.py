@@ -50,6 +50,14 @@ GROUP_CELL_COST = 6.0
 # numbers may be taken as one digit in all of them at once too, at the same cost.
 DIGIT_GROUP_COST = 3.0
 MAX_DIGIT_GROUP_TRIES = 6
+# A turn box misread by a writer the readers never saw anchors the labelling (decode.py) on a wrong turn log.
+# Where the labelling from the log as read still leaves findings, each turn's other readings
+# costing less than this are tried in its place, one turn at a time. Chosen on validation photos
+# of held-out hands (seeds 77 and 78, 40 phone sheets each): exact totals 61 of 80 without, 63 at
+# 3, 65 at 6, 64 at 6 with the 8 cheapest (one pad sheet took 22 s without that bound, 4.5 s with
+# it); own hands 40 of 40 at each.
+OTHER_TURN_COST = 6.0
+MAX_OTHER_TURNS = 8  # of those, the cheapest: each labels the sheet again
 
 @dataclass(frozen=True)
 class Move:
@@ -201,6 +209,18 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
             what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
             tries.append((costs[digit], what, taken))
     return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
+
+
+def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
+    """``turns`` with one turn still as ``read`` (the log as first read) read otherwise, for less
+    than OTHER_TURN_COST (the MAX_OTHER_TURNS cheapest), or one group of the writer's alike
+    digits taken as another digit (at most DIGIT_GROUP_COST): (cost, what, turns) each."""
+    others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns) if turns[index] == read[index]
+                     for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
+    logs = [(cost, turn_taken_as(index, boxes.turns[index][0], candidate), turns[:index] + (candidate.value,) + turns[index + 1:])
+            for cost, index, candidate in others[:MAX_OTHER_TURNS]]
+    groups = digit_group_turns(turns, boxes.digit_groups)
+    return logs + [(min(cost, DIGIT_GROUP_COST), what, taken) for cost, what, taken in groups if taken != turns]
 
 
 def _with_digit(value: int, head: str, digit: int) -> int | None:
