@@ -268,8 +268,8 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             together = _read_together_with(reading, replace(base, turns=turns), boxes, dice_faces, findings_of,
                                            first.labelling, below=best.cost - cost)
             if together.cost + cost < best.cost:
-                best = _said(together, cost, (*said, f"{what} with the drawings"))
-                best_log = (cost, (*said, f"{what} with the drawings"), turns, together)
+                taken = (*said, f"{what} with the drawings")
+                best, best_log = _said(together, cost, taken), (cost, taken, turns, together)
         if best_log is None or best_log[2] == turns_now or not best.findings:
             break
         cost, said, turns, together = best_log

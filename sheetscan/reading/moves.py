@@ -50,14 +50,15 @@ GROUP_CELL_COST = 6.0
 # numbers may be taken as one digit in all of them at once too, at the same cost.
 DIGIT_GROUP_COST = 3.0
 MAX_DIGIT_GROUP_TRIES = 6
-# A turn box misread by a writer the readers never saw anchors the labelling (decode.py) on a wrong turn log.
-# Where the labelling from the log as read still leaves findings, each turn's other readings
-# costing less than this are tried in its place, one turn at a time. Chosen on validation photos
-# of held-out hands (seeds 77 and 78, 40 phone sheets each): exact totals 61 of 80 without, 63 at
-# 3, 65 at 6, 64 at 6 with the 8 cheapest (one pad sheet took 22 s without that bound, 4.5 s with
-# it); own hands 40 of 40 at each.
+# A turn box misread by a writer the readers never saw anchors the labelling (decode.py) on a
+# wrong turn log. Where the labelling from the log as read still leaves findings, each turn's
+# other readings costing less than this are tried in its place, one turn at a time. Chosen on
+# validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each): exact totals 61 of
+# 80 without, 63 at 3, 65 at 6, 64 at 6 with the 8 cheapest (one pad sheet took 22 s without that
+# bound, 4.5 s with it); own hands 40 of 40 at each.
 OTHER_TURN_COST = 6.0
 MAX_OTHER_TURNS = 8  # of those, the cheapest: each labels the sheet again
+
 
 @dataclass(frozen=True)
 class Move:
