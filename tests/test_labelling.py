@@ -164,14 +164,20 @@ def test_the_annealing_and_the_cuts_each_find_the_labelling_that_changing_cells_
                for start in starts)
 
 
+def _turns_read_as(record, first_dice: dict[int, int], probability: float):
+    """Box readings of ``record`` whose draws (turn index: first die) are read with that first
+    die at ``probability``, the true turn the runner-up."""
+    boxes = box_reading(record)
+    read = list(boxes.turns)
+    for index, die in first_dice.items():
+        turn = record.turns[index]
+        read[index] = (Candidate(replace(turn, dice=(die, turn.dice[1])), probability), Candidate(turn, 1 - probability))
+    return replace(boxes, turns=tuple(read))
+
+
 def _misread_turn(record, index: int):
     """Box readings of ``record`` whose turn ``index`` is read as another draw, the true one the runner-up."""
-    turn = record.turns[index]
-    other = next(die for die in range(1, 7) if die not in turn.dice)
-    misread = replace(turn, dice=(other, turn.dice[1]))
-    boxes = box_reading(record)
-    turns = boxes.turns[:index] + ((Candidate(misread, 0.8), Candidate(turn, 0.2)),) + boxes.turns[index + 1:]
-    return replace(boxes, turns=turns)
+    return _turns_read_as(record, {index: next(die for die in range(1, 7) if die not in record.turns[index].dice)}, 0.8)
 
 
 @pytest.mark.parametrize("seed", [0, 2, 3])  # seed 1's misread turn fits a garden as well as its true one
@@ -516,15 +522,11 @@ def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(
 def _first_dice_misread(record, turns: tuple[int, ...]):
     """Box readings of ``record`` with the first die of each draw in ``turns`` read, a little
     likelier than the truth, as a die of another kind (rock, bamboo or moss)."""
-    boxes = box_reading(record)
-    read = list(boxes.turns)
-    for index in turns:
-        turn = record.turns[index]
-        kinds = (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS)
-        other = next(die for die in range(1, 7) if DEFAULT_DICE_FACES[die] != DEFAULT_DICE_FACES[turn.dice[0]]
-                     and DEFAULT_DICE_FACES[die] in kinds)
-        read[index] = (Candidate(replace(turn, dice=(other, turn.dice[1])), 0.55), Candidate(turn, 0.45))
-    return replace(boxes, turns=tuple(read))
+    kinds = (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS)
+    faces = DEFAULT_DICE_FACES
+    return _turns_read_as(record, {index: next(die for die in range(1, 7) if faces[die] in kinds
+                                               and faces[die] != faces[record.turns[index].dice[0]])
+                                   for index in turns}, 0.55)
 
 
 @pytest.mark.parametrize(("seed", "turns"), [(3, (0, 1)), (5, (0, 2)), (7, (0, 5))])
