@@ -8,7 +8,8 @@ import pytest
 from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit
-from sheetscan.reading.decode import decode_sheet, sheet_cost
+from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.descent import sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST
 from sheetscan.game.garden import SheetRecord
 from sheetscan.game.rules import Decoration

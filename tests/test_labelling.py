@@ -13,6 +13,7 @@ from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate, turn_digits
 from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.descent import best_reading
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.moves import digit_group_turns
 from sheetscan.reading.labelling import label_together, logged_drawings
@@ -313,7 +314,7 @@ def test_a_labelling_that_fits_the_sheet_only_dearly_does_not_end_the_search_for
     def findings_of(candidate):
         return audit(candidate, score(candidate.garden))
 
-    first = decode.best_reading(reading, boxes)
+    first = best_reading(reading, boxes)
     dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of)
     assert not dear.findings and dear.record.garden != record.garden
     cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of, to_beat=dear.cost)

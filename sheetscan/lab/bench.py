@@ -254,7 +254,7 @@ def _mistaken_categories(truth: dict) -> set[str]:
 
 def _audit_tallies(truth: dict, sheet) -> dict:
     """One sheet's counts for ``bench audit``: raw (the readers' first choice) and decoded."""
-    from sheetscan.reading.decode import best_reading
+    from sheetscan.reading.descent import best_reading
 
     decoded = record_to_dict(sheet.decoded.record)
     raw = record_to_dict(best_reading(sheet.reading, sheet.boxes))

@@ -7,11 +7,12 @@ runner-up that does not. The decoder searches for the record that minimises
 
     sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x mistakes
 
-where the mistakes are those the auditor's findings need (see sheet_cost). Each round takes the
-change that lowers it most: one reading, or, when no single one helps, two together (two
-misread cells that only explain a written number jointly). A mistake costs about what a reading
-error with probability ratio exp(-FINDING_COST) does: the player's own mistakes are rare, but real, and
-stay flagged when no plausible reading explains them away. Every change is said, with why.
+where the mistakes are those the auditor's findings need (descent.sheet_cost). It descends cell
+by cell (descent.py); where the sheet still contradicts itself, its drawings are read together
+with its turn log (labelling.py), the log and the drawings read otherwise where that fits. A
+mistake costs about what a reading error with probability ratio exp(-FINDING_COST) does: the
+player's own mistakes are rare, but real, and stay flagged when no plausible reading explains
+them away. Every change is said, with why.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ import numpy as np
 from sheetscan.game.audit import Finding, garden_findings, human_cell, sheet_findings
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
+from sheetscan.reading.descent import best_reading, descend, sheet_cost
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
-from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, Move, box_moves, cell_moves, group_moves,
-                                     logs_read_otherwise, ratio_cost)
+from sheetscan.reading.moves import (GROUP_CELL_COST, box_moves, cell_moves, group_moves, logs_read_otherwise,
+                                     ratio_cost)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score, score
@@ -70,8 +72,6 @@ MAX_CELL_SWAPS = 6
 TRADE_ROUNDS = 2
 TRADE_BEAM = 3
 TRADES_DECODED = 3
-MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
-MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 
 
 @dataclass(frozen=True)
@@ -95,90 +95,6 @@ class DecodedSheet:
     score: Score  # of the record's garden
     findings: tuple[Finding, ...]
     changes: tuple[str, ...]
-
-
-def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
-    """The record of every reader's first choice."""
-    return SheetRecord(
-        reading.garden,
-        tuple(candidates[0].value for candidates in boxes.turns),
-        sum(candidates[0].value for candidates in boxes.leaves),
-        tuple(candidates[0].value for candidates in boxes.pond_icons),
-        {category: candidates[0].value for category, candidates in boxes.written.items()},
-    )
-
-
-def sheet_cost(findings: list[Finding]) -> float:
-    """What a sheet's findings weigh: FINDING_COST for each mistake they need. The written total
-    differs whenever anything written does, so it is no mistake of its own: a wrong category
-    that the player added up faithfully is one mistake (the category), and so is a wrong sum
-    (``written_sum``, the total the only number off)."""
-    total_differs = explained = False
-    mistakes = 0
-    for finding in findings:  # one pass: the decoder weighs thousands of records a sheet
-        if finding.kind == "written_differs" and finding.boxes == ("written total",):
-            total_differs = True
-            continue
-        explained = explained or finding.kind in ("written_sum", "written_differs")
-        mistakes += 1
-    return FINDING_COST * (mistakes + (total_differs and not explained))
-
-
-def _pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
-    """Pairs of moves on different readings that together cost less than ``cost``, cheapest
-    first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
-    cheap = sorted((m for m in moves if m.cost < cost), key=lambda m: m.cost)
-    pairs = []
-    for index, first in enumerate(cheap):
-        for second in cheap[index + 1 :]:
-            if first.cost + second.cost >= cost:
-                break  # the rest cost more still
-            if first.target != second.target:
-                pairs.append((first, second))
-    return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
-
-
-def _best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]],
-                 findings_of: Callable[[SheetRecord], list[Finding]]):
-    """(gain, change, record, findings) of the change (one or more moves) that most lowers
-    the sheet's ``cost``, or None when none does."""
-    best = None
-    for change in sorted(changes, key=lambda change: sum(move.cost for move in change)):
-        change_cost = sum(move.cost for move in change)
-        if change_cost >= cost - (best[0] if best else 0):
-            break  # even clearing every finding would not pay for it, or beat the best
-        candidate = record
-        for move in change:
-            candidate = move.apply(candidate)
-        candidate_findings = findings_of(candidate)
-        gain = cost - sheet_cost(candidate_findings) - change_cost
-        if gain > 0 and (best is None or gain > best[0]):
-            best = (gain, change, candidate, candidate_findings)
-    return best
-
-
-def _descend(record: SheetRecord, findings: list[Finding], moves: list[Move], changes: list[str],
-             findings_of: Callable[[SheetRecord], list[Finding]]) -> tuple[SheetRecord, list[Finding], float]:
-    """Take the change that most lowers the sheet's cost, round after round, while one does;
-    each change taken is said in ``changes``. The record, its findings and what the changes cost."""
-    spent = 0.0
-    for _ in range(MAX_ROUNDS):
-        cost = sheet_cost(findings)
-        if not cost:
-            break
-        best = (_best_change(record, cost, [(move,) for move in moves], findings_of)
-                or _best_change(record, cost, _pairs(moves, cost), findings_of))
-        if best is None:
-            break
-        _, change, record, after = best
-        resolved = sorted({f.kind for f in findings if f not in after})
-        what = " and ".join(move.what for move in change)
-        changes.append(f"{what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
-        findings = after
-        targets = {move.target for move in change}
-        moves = [m for m in moves if m.target not in targets]
-        spent += sum(move.cost for move in change)
-    return record, findings, spent
 
 
 def _class_name(garden, cell) -> str:
@@ -353,7 +269,7 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     changes: list[str] = []
     # the cells it did not change may still be misread one by one, as the decoder reads them
     moves = box_moves(boxes) + cell_moves(reading, keep=frozenset(changed))
-    record, after, spent = _descend(relabelled, findings, moves, changes, findings_of)
+    record, after, spent = descend(relabelled, findings, moves, changes, findings_of)
     read_as = ", ".join(f"{human_cell(cell)} as {_class_name(relabelled.garden, cell)}" for cell in changed)
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(findings_of(base)) - len(findings)} finding(s) fewer)")
@@ -387,7 +303,7 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     first = best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
     changes = list(reading.decoder_changes)
-    record, findings, spent = _descend(first, findings_of(first), moves, changes, findings_of)
+    record, findings, spent = descend(first, findings_of(first), moves, changes, findings_of)
     if groups and reading.similarity is not None and first.turns is not None and (
             sheet_cost(findings) or _counts_differ(record, dice_faces)):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell.

@@ -1,0 +1,104 @@
+"""The cell by cell descent: from the readers' first choices, the change that most lowers the
+sheet's cost, round after round (decode.py's search, before its drawings are read together).
+
+A sheet's cost is what its changes cost (moves.py) plus FINDING_COST for each mistake its
+findings need (sheet_cost). Each round takes one move or, when no single one helps, two together
+(two misread cells that only explain a written number jointly).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sheetscan.game.audit import Finding
+from sheetscan.game.garden import SheetRecord
+from sheetscan.reading.boxes import BoxReading
+from sheetscan.reading.moves import FINDING_COST, Move
+from sheetscan.reading.read import GardenReading
+
+MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
+MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
+
+
+def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
+    """The record of every reader's first choice."""
+    return SheetRecord(
+        reading.garden,
+        tuple(candidates[0].value for candidates in boxes.turns),
+        sum(candidates[0].value for candidates in boxes.leaves),
+        tuple(candidates[0].value for candidates in boxes.pond_icons),
+        {category: candidates[0].value for category, candidates in boxes.written.items()},
+    )
+
+
+def sheet_cost(findings: list[Finding]) -> float:
+    """What a sheet's findings weigh: FINDING_COST for each mistake they need. The written total
+    differs whenever anything written does, so it is no mistake of its own: a wrong category
+    that the player added up faithfully is one mistake (the category), and so is a wrong sum
+    (``written_sum``, the total the only number off)."""
+    total_differs = explained = False
+    mistakes = 0
+    for finding in findings:  # one pass: the decoder weighs thousands of records a sheet
+        if finding.kind == "written_differs" and finding.boxes == ("written total",):
+            total_differs = True
+            continue
+        explained = explained or finding.kind in ("written_sum", "written_differs")
+        mistakes += 1
+    return FINDING_COST * (mistakes + (total_differs and not explained))
+
+
+def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
+    """Pairs of moves on different readings that together cost less than ``cost``, cheapest
+    first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
+    cheap = sorted((m for m in moves if m.cost < cost), key=lambda m: m.cost)
+    pairs = []
+    for index, first in enumerate(cheap):
+        for second in cheap[index + 1 :]:
+            if first.cost + second.cost >= cost:
+                break  # the rest cost more still
+            if first.target != second.target:
+                pairs.append((first, second))
+    return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
+
+
+def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]],
+                 findings_of: Callable[[SheetRecord], list[Finding]]):
+    """(gain, change, record, findings) of the change (one or more moves) that most lowers
+    the sheet's ``cost``, or None when none does."""
+    best = None
+    for change in sorted(changes, key=lambda change: sum(move.cost for move in change)):
+        change_cost = sum(move.cost for move in change)
+        if change_cost >= cost - (best[0] if best else 0):
+            break  # even clearing every finding would not pay for it, or beat the best
+        candidate = record
+        for move in change:
+            candidate = move.apply(candidate)
+        candidate_findings = findings_of(candidate)
+        gain = cost - sheet_cost(candidate_findings) - change_cost
+        if gain > 0 and (best is None or gain > best[0]):
+            best = (gain, change, candidate, candidate_findings)
+    return best
+
+
+def descend(record: SheetRecord, findings: list[Finding], moves: list[Move], changes: list[str],
+             findings_of: Callable[[SheetRecord], list[Finding]]) -> tuple[SheetRecord, list[Finding], float]:
+    """Take the change that most lowers the sheet's cost, round after round, while one does;
+    each change taken is said in ``changes``. The record, its findings and what the changes cost."""
+    spent = 0.0
+    for _ in range(MAX_ROUNDS):
+        cost = sheet_cost(findings)
+        if not cost:
+            break
+        best = (best_change(record, cost, [(move,) for move in moves], findings_of)
+                or best_change(record, cost, cheap_pairs(moves, cost), findings_of))
+        if best is None:
+            break
+        _, change, record, after = best
+        resolved = sorted({f.kind for f in findings if f not in after})
+        what = " and ".join(move.what for move in change)
+        changes.append(f"{what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
+        findings = after
+        targets = {move.target for move in change}
+        moves = [m for m in moves if m.target not in targets]
+        spent += sum(move.cost for move in change)
+    return record, findings, spent
