@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading
 
-from sheetscan.game.audit import audit
+from sheetscan.game.audit import audit, human_cell
 from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
@@ -18,6 +18,7 @@ from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.moves import digit_group_turns
 from sheetscan.reading.labelling import label_together, logged_drawings
 from sheetscan.reading.labelling_energy import KINDS, LABELS, LATE_TREE
+from sheetscan.reading.read import decoration_class, decoration_of_class
 
 
 def honest(seed: int):
@@ -229,7 +230,7 @@ def test_a_turn_log_the_drawings_fit_a_little_worse_is_taken_where_the_written_n
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
-    monkeypatch.setattr(decode, "SWAP_ENERGY_MARGIN", 0.0)  # a log the drawings fit worse, refused
+    monkeypatch.setattr(decode, "SWAP_ENERGY_COST", 100.0)  # the drawings' extra energy too dear: refused
     assert decode_sheet(reading, boxes).record != record
 
 @pytest.mark.parametrize("seed", range(3))
@@ -597,3 +598,63 @@ def test_a_writers_digit_read_as_another_in_every_written_number_is_set_right_by
     assert any("digits written alike" in change and "taken as 1" in change for change in decoded.changes)
     monkeypatch.setattr(moves, "digit_group_numbers", lambda groups: [])
     assert decode_sheet(garden_reading(record), boxes).record.written != record.written
+
+
+
+def _ink_in_an_empty_cell(record, reading, like: Decoration):
+    """``reading`` with an empty earth cell of ``record`` read as its drawings of ``like`` are (2 to
+    1 against empty), and as alike to them as they are to each other: a smudge beside a drawing."""
+    cell = next(cell for cell in ALL_CELLS if record.garden.decoration(cell) is None and not record.garden.is_water(cell))
+    model = next(c for c, decoration in record.garden.decorated_cells() if decoration is like)
+    probabilities = reading.decoration_probabilities.copy()
+    read_as = int(probabilities[model].argmax())
+    probabilities[cell] = 0.0
+    probabilities[cell][[read_as, decoration_class(None)]] = (0.67, 0.33)
+    index, model_index = ALL_CELLS.index(cell), ALL_CELLS.index(model)
+    similarity = reading.similarity.copy()
+    similarity[index, :] = similarity[:, index] = similarity[model_index]
+    similarity[index, index] = 0.0
+    kind, late = decoration_of_class(read_as)
+    return cell, replace(reading, garden=reading.garden.with_cell(cell, kind, late=late),
+                         decoration_probabilities=probabilities, similarity=similarity)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ink_in_an_empty_cell_drawn_like_a_kind_is_read_as_empty(seed, monkeypatch):
+    # Labelled with the drawings it looks like, the smudge is a bamboo the turn log does not give,
+    # and the cell by cell descent leaves the cells the labelling set: only read as empty before
+    # the drawings are labelled does the sheet fit.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    cell, reading = _ink_in_an_empty_cell(record, reading, Decoration.BAMBOO)
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record == record
+    assert any(change.startswith(f"cell {human_cell(cell)} read as rock") and "taken as empty" in change
+               for change in decoded.changes)
+    monkeypatch.setattr(moves, "MAX_EMPTY_CELLS", 0)
+    assert decode_sheet(reading, box_reading(record)).record != record
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_log_read_otherwise_is_taken_however_worse_alike_drawings_of_two_kinds_fit_it(seed):
+    # The writer's 2 read as 4 everywhere logs no bamboo: the bamboos, drawn much like the rocks,
+    # fit that log as rocks far better than the true log fits them apart. Only the true log fits
+    # what the player wrote, and the drawings' extra energy is paid, not refused.
+    import sheetscan.reading.decode as decode
+    from sheetscan.reading.labelling_energy import SAME_DRAWING
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    kinds = [record.garden.decoration(cell) for cell in ALL_CELLS]
+    across = np.array([[{a, b} == {Decoration.ROCK, Decoration.BAMBOO} for b in kinds] for a in kinds])
+    reading = replace(reading, similarity=np.where(across, SAME_DRAWING + 0.5, reading.similarity))
+    boxes = _writer_misread(record, was=2, read_as=4)
+    misread = best_reading(reading, boxes)
+    fits = [label_together(*decode._labelling_inputs(reading, log, DEFAULT_DICE_FACES)[0]).energy
+            for log in (misread, replace(misread, turns=record.turns))]
+    assert fits[1] - fits[0] > 3.0  # more than a trade of kinds may cost (SWAP_ENERGY_MARGIN)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and "taken as 2" in change for change in decoded.changes)
