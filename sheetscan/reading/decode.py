@@ -45,9 +45,9 @@ from sheetscan.game.score import Score, score
 # changed nothing.
 RELABEL_GROUP_COST = 0.5
 MARK_CELL_COST = 2.0
-# The cheapest log read otherwise is read otherwise again (one more turn, or one more group of
-# digits) while it still leaves findings, LOG_ROUNDS rounds in all: a small photo's turn boxes may
-# hold several digits misread unlike one another. Chosen on validation photos of held-out hands
+# The cheapest log read otherwise is read otherwise again (one more turn, one more group of digits,
+# or one more drawing read as empty) while it still leaves findings, LOG_ROUNDS rounds in all: a
+# small photo's turn boxes may hold several digits misread unlike one another. Chosen on validation photos of held-out hands
 # (seeds 77-83): at 3 against 1, one sheet more exact in each of scans 79 and 82 and coarse phone
 # photos 80, the same elsewhere (tables of 3 too); audits: seed 80 one right sheet fewer called
 # wrong, the same elsewhere.
