@@ -47,10 +47,10 @@ RELABEL_GROUP_COST = 0.5
 MARK_CELL_COST = 2.0
 # The cheapest log read otherwise is read otherwise again (one more turn, one more group of digits,
 # or one more drawing read as empty) while it still leaves findings, LOG_ROUNDS rounds in all: a
-# small photo's turn boxes may hold several digits misread unlike one another. Chosen on validation photos of held-out hands
-# (seeds 77-83): at 3 against 1, one sheet more exact in each of scans 79 and 82 and coarse phone
-# photos 80, the same elsewhere (tables of 3 too); audits: seed 80 one right sheet fewer called
-# wrong, the same elsewhere.
+# small photo's turn boxes may hold several digits misread unlike one another. Chosen on
+# validation photos of held-out hands (seeds 77-83): at 3 against 1, one sheet more exact in each
+# of scans 79 and 82 and coarse phone photos 80, the same elsewhere (tables of 3 too); audits:
+# seed 80 one right sheet fewer called wrong, the same elsewhere.
 LOG_ROUNDS = 3
 # Two or three ways to draw no network saw may fit the turn log either way round (the same counts,
 # rows and columns), and two drawings alike to both kinds may sit where the log allows either: the
@@ -328,8 +328,9 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
             sheet_cost(findings) or _counts_differ(record, dice_faces)):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell.
         # A labelling that leaves no finding ends the search only where it costs less than this.
-        together = _read_together(reading, first, boxes, dice_faces, findings_of, spent + sheet_cost(findings))
-        if together.cost < spent + sheet_cost(findings):
+        cell_by_cell = spent + sheet_cost(findings)
+        together = _read_together(reading, first, boxes, dice_faces, findings_of, cell_by_cell)
+        if together.cost < cell_by_cell:
             changes[len(reading.decoder_changes):] = together.changes  # instead of the cell by cell changes
             record, findings = together.record, together.findings
     return DecodedSheet(record, scores(record.garden), tuple(findings), tuple(changes))
