@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import random
 from dataclasses import replace
 
 import pytest
@@ -9,10 +10,10 @@ from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit
 from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.descent import sheet_cost
+from sheetscan.reading.descent import SheetAudit, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST
 from sheetscan.game.garden import SheetRecord
-from sheetscan.game.rules import Decoration
+from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 
@@ -153,3 +154,48 @@ def test_two_cells_misread_together_are_corrected_together():
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden == record.garden
     assert any(" and cell " in change for change in decoded.changes)
+
+
+def _misread_cells(record: SheetRecord, seed: int, count: int = 4):
+    """A reading of ``record`` whose ``count`` decorated cells (chosen by ``seed``) are read as
+    another kind, their truth the runner-up."""
+    rng = random.Random(seed)
+    cells = rng.sample([cell for cell, _ in record.garden.decorated_cells()], count)
+    others = [kind for kind in Decoration if kind is not Decoration.TREE]
+    doubts = {}
+    for cell in cells:
+        truth = record.garden.decoration(cell)
+        misread = rng.choice([kind for kind in others if kind is not truth])
+        doubts[cell] = {misread.category: 0.6, truth.category: 0.4}
+    return garden_reading(record, doubts)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_least_cost_of_a_record_is_at_most_its_findings_cost(seed):
+    sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
+    rng = random.Random(seed)
+    candidates = [honest_game(seed), play_game(seed, mistake_rate=0.5).record]
+    for _ in range(20):
+        record = rng.choice(candidates[:2])
+        turns = list(record.turns)
+        turns[rng.randrange(len(turns))] = turns[rng.randrange(len(turns))]
+        candidates.append(replace(record, garden=_misread_cells(record, rng.randrange(10**6)).garden, turns=tuple(turns)))
+    for candidate in candidates:
+        findings = sheet_audit.findings(candidate)
+        assert findings == audit(candidate, score(candidate.garden))
+        assert sheet_audit.least_cost(candidate) <= sheet_cost(findings)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_passing_over_candidates_by_their_written_numbers_changes_no_decode(seed, monkeypatch):
+    record = play_game(seed, mistake_rate=0.5).record
+    reading, boxes = _misread_cells(record, seed), box_reading(record)
+    audited = []
+    findings = SheetAudit.findings
+    monkeypatch.setattr(SheetAudit, "findings", lambda self, candidate: audited.append(1) or findings(self, candidate))
+    passing_over = decode_sheet(reading, boxes)
+    audits_passing_over = len(audited)
+    monkeypatch.setattr(SheetAudit, "least_cost", lambda self, candidate: 0.0)
+    audited.clear()
+    assert decode_sheet(reading, boxes) == passing_over
+    assert audits_passing_over < len(audited)

@@ -1,5 +1,6 @@
 """The sheet explains itself: drawings the networks misread everywhere, labelled by the turn log."""
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -8,12 +9,12 @@ from readings import alike_by_kind, box_reading, garden_reading
 
 from sheetscan.game.audit import audit, human_cell
 from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
-from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate, turn_digits
 from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.descent import best_reading
+from sheetscan.reading.descent import SheetAudit, best_reading
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.moves import digit_group_turns
 from sheetscan.reading.labelling import label_together, logged_drawings
@@ -312,13 +313,11 @@ def test_a_labelling_that_fits_the_sheet_only_dearly_does_not_end_the_search_for
     assert "total" in doubts
     boxes = box_reading(record, doubts)
 
-    def findings_of(candidate):
-        return audit(candidate, score(candidate.garden))
-
+    sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
     first = best_reading(reading, boxes)
-    dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of)
+    dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit)
     assert not dear.findings and dear.record.garden != record.garden
-    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, findings_of, to_beat=dear.cost)
+    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit, to_beat=dear.cost)
     assert cheaper.record.garden == record.garden and cheaper.cost < dear.cost
 
 
@@ -425,6 +424,33 @@ def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
         for spared, whole_change in ((tracked.change(first, label, below=0), problem.energy(changed) - energy),
                                      (tracked.swap(first, second, below=0), problem.energy(swapped) - energy)):
             assert spared == pytest.approx(whole_change, abs=1e-9) or spared == np.inf and whole_change >= 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_floors_of_every_change_and_swap_at_once_are_at_most_their_whole_energys(seed):
+    from sheetscan.reading.labelling_energy import PLACE_COST, Problem, TrackedLabels
+
+    record = honest(seed)
+    cells, _ = _kinds_and_cells(record)
+    rng = np.random.default_rng(seed)
+    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
+    problem = Problem(rng.dirichlet(np.ones(LABELS), size=len(cells)), (similarity + similarity.T) / 2, cells,
+                      logged_drawings(record.turns, DEFAULT_DICE_FACES), rng.uniform(0, 2, (len(cells), LABELS)))
+    labels = rng.integers(LABELS, size=len(cells))
+    tracked, energy = TrackedLabels(problem, labels), problem.energy(labels)
+    change_floors, swap_floors = tracked.change_floors(), tracked.swap_floors()
+    for cell, label in itertools.product(range(len(cells)), range(LABELS)):
+        changed = labels.copy()
+        changed[cell] = label
+        # below the whole change by no more than the unplaced cells can move it (one label losing
+        # a cell, one gaining it)
+        assert change_floors[cell, label] == np.inf if label == labels[cell] else (
+            0 <= problem.energy(changed) - energy - change_floors[cell, label] + 1e-9 <= 2 * PLACE_COST + 2e-9)
+    for first, second in itertools.combinations(range(len(cells)), 2):
+        swapped = labels.copy()
+        swapped[[first, second]] = labels[[second, first]]
+        assert swap_floors[first, second] == np.inf if labels[first] == labels[second] else (
+            0 <= problem.energy(swapped) - energy - swap_floors[first, second] + 1e-9 <= 4 * PLACE_COST + 2e-9)
 
 
 def _writer_misread(record, was: int, read_as: int):

@@ -19,22 +19,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
-from typing import Callable, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from sheetscan.game.audit import Finding, garden_findings, human_cell, sheet_findings
+from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
-from sheetscan.reading.descent import best_reading, descend, sheet_cost
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
+from sheetscan.reading.descent import SheetAudit, best_reading, descend, sheet_cost
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (GROUP_CELL_COST, box_moves, cell_moves, group_moves, logs_read_otherwise,
                                      ratio_cost, readings_without_drawing)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
-from sheetscan.game.score import Score, score
+from sheetscan.game.score import Score
 
 # Labelling a sheet's drawings together (labelling.py) is taken when the findings it removes
 # outweigh what its changes cost (see _labelled_together): this much for each kind read as
@@ -171,7 +170,7 @@ class _Reread(NamedTuple):
 
 
 def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
-                   findings_of: Callable[[SheetRecord], list[Finding]], to_beat: float = math.inf) -> _Together:
+                   audit: SheetAudit, to_beat: float = math.inf) -> _Together:
     """``base`` with its drawings labelled together with its turn log (taken at once where that
     leaves no finding and costs less than ``to_beat``, the cell by cell reading), with kinds or
     cells trading labels (_with_trades), or read otherwise: a log read otherwise
@@ -182,10 +181,10 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
     misread turn and two trees' marks the log allows either way are two misreadings, and only
     both set right fit), and where findings are still left it is read otherwise again
     (LOG_ROUNDS in all)."""
-    first = _read_together_with(reading, base, boxes, dice_faces, findings_of)
+    first = _read_together_with(reading, base, boxes, dice_faces, audit)
     if first.cost < to_beat and not first.findings:
         return first
-    best = _with_trades(reading, base, boxes, dice_faces, findings_of, first)
+    best = _with_trades(reading, base, boxes, dice_faces, audit, first)
     now = _Reread(0.0, (), reading, base, first.labelling)
     for _ in range(LOG_ROUNDS):
         tries = [(cost, what, now.reading, replace(now.base, turns=turns), now.rival)
@@ -198,7 +197,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             cost += now.spent
             if cost >= best.cost:
                 continue  # it cannot pay
-            together = _read_together_with(reading_then, base_then, boxes, dice_faces, findings_of, rival,
+            together = _read_together_with(reading_then, base_then, boxes, dice_faces, audit, rival,
                                            below=best.cost - cost)
             if together.cost + cost < best.cost:
                 said = (*now.said, f"{what} with the drawings")
@@ -208,7 +207,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         if found is None or not best.findings:
             break
         now, together = found
-        best = _with_trades(now.reading, now.base, boxes, dice_faces, findings_of, together, now.spent, now.said)
+        best = _with_trades(now.reading, now.base, boxes, dice_faces, audit, together, now.spent, now.said)
         if not best.findings:
             break
     return best
@@ -220,15 +219,15 @@ def _said(together: _Together, cost: float, what: tuple[str, ...]) -> _Together:
 
 
 def _with_trades(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
-                 findings_of: Callable[[SheetRecord], list[Finding]], together: _Together, cost: float = 0.0,
+                 audit: SheetAudit, together: _Together, cost: float = 0.0,
                  what: tuple[str, ...] = ()) -> _Together:
     """``together`` (``base`` read together; ``cost`` more, said as ``what``, for how its log was
     read) or, where cheaper, ``base`` read with one of the labellings near its own
     (_traded_labellings), their extra energy counted at SWAP_ENERGY_COST."""
     best = _said(together, cost, what)
-    for worse, traded_what, swapped in _traded_labellings(reading, base, dice_faces, findings_of, together.labelling):
+    for worse, traded_what, swapped in _traded_labellings(reading, base, dice_faces, audit, together.labelling):
         extra = cost + SWAP_ENERGY_COST * worse
-        traded = _said(_read_together_with(reading, base, boxes, dice_faces, findings_of, made=swapped,
+        traded = _said(_read_together_with(reading, base, boxes, dice_faces, audit, made=swapped,
                                            below=best.cost - extra),
                        extra, (*what, f"{traded_what}, as the turn log and the written numbers have them"))
         if traded.cost < best.cost:
@@ -237,7 +236,7 @@ def _with_trades(reading: GardenReading, base: SheetRecord, boxes: BoxReading, d
 
 
 def _traded_labellings(reading: GardenReading, base: SheetRecord, dice_faces: Mapping[int, Decoration],
-                       findings_of: Callable[[SheetRecord], list[Finding]], first: Labelling) -> list[tuple]:
+                       audit: SheetAudit, first: Labelling) -> list[tuple]:
     """Labellings near ``first`` that the written numbers may prefer: kinds trading drawings
     (labelling.kind_permutations) and two cells trading kinds (labelling.cell_swaps), then the
     same from the TRADE_BEAM best of those, for TRADE_ROUNDS rounds; each at most
@@ -260,7 +259,7 @@ def _traded_labellings(reading: GardenReading, base: SheetRecord, dice_faces: Ma
                 seen.add(swapped.labels.tobytes())
                 relabelled, cost, _, _ = _labelled_together(reading, base, dice_faces, made=swapped)
                 if cost < math.inf:
-                    judged_cost = cost + sheet_cost(findings_of(relabelled)) + SWAP_ENERGY_COST * worse
+                    judged_cost = cost + sheet_cost(audit.findings(relabelled)) + SWAP_ENERGY_COST * worse
                     found.append((judged_cost, len(judged) + len(found), worse, what, swapped))
         found.sort(key=lambda item: item[:2])
         judged += found
@@ -269,7 +268,7 @@ def _traded_labellings(reading: GardenReading, base: SheetRecord, dice_faces: Ma
 
 
 def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
-                        dice_faces: Mapping[int, Decoration], findings_of: Callable[[SheetRecord], list[Finding]],
+                        dice_faces: Mapping[int, Decoration], audit: SheetAudit,
                         rival: Labelling | None = None, made: Labelling | None = None,
                         below: float = math.inf) -> _Together:
     """``base`` with its drawings labelled together with its turn log, then its boxes decoded.
@@ -285,14 +284,14 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     cost += SWAP_ENERGY_COST * worse
     if cost >= below:  # an infinite cost (no kind read as another) too
         return _Together(math.inf, base, [], [], labelling)
-    findings = findings_of(relabelled)
+    findings = audit.findings(relabelled)
     changes: list[str] = []
     # the cells it did not change may still be misread one by one, as the decoder reads them
     moves = box_moves(boxes) + cell_moves(reading, keep=frozenset(changed))
-    record, after, spent = descend(relabelled, findings, moves, changes, findings_of)
+    record, after, spent = descend(relabelled, findings, moves, changes, audit)
     read_as = ", ".join(f"{human_cell(cell)} as {_class_name(relabelled.garden, cell)}" for cell in changed)
     said = (f"cells {read_as}: the drawings read together with the turn log "
-            f"({len(findings_of(base)) - len(findings)} finding(s) fewer)")
+            f"({len(audit.findings(base)) - len(findings)} finding(s) fewer)")
     return _Together(cost + spent + sheet_cost(after), record, after, [said, *changes], labelling)
 
 
@@ -301,36 +300,18 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     """The record that best fits the readings and the rules (see the module's note); with
     ``groups``, cells drawn alike may also take another kind together, and when the sheet still
     contradicts itself its drawings are labelled together with its turn log (labelling.py)."""
-
-    # many records share a garden (and a turn log): each is scored and audited once, in this
-    # sheet's decode (a new photo's gardens are new)
-    scores = lru_cache(maxsize=None)(partial(score, rules=rules))
-    audited = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
-    by_log_object: dict[tuple[Garden, int], tuple] = {}
-
-    def gardens_findings(garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
-        # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
-        # than a record's other checks, and most records share the log their moves leave alone.
-        # The value keeps the log alive, so no other object takes its id while this decode runs.
-        key = (garden, id(turns))
-        if key not in by_log_object:
-            by_log_object[key] = (turns, audited(garden, turns))
-        return by_log_object[key][1]
-
-    def findings_of(record: SheetRecord) -> list[Finding]:  # audit.audit's, in its order
-        return [*gardens_findings(record.garden, record.turns), *sheet_findings(record, scores(record.garden))]
-
+    audit = SheetAudit(rules, dice_faces)
     first = best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
     changes = list(reading.decoder_changes)
-    record, findings, spent = descend(first, findings_of(first), moves, changes, findings_of)
+    record, findings, spent = descend(first, audit.findings(first), moves, changes, audit)
     if groups and reading.similarity is not None and first.turns is not None and (
             sheet_cost(findings) or _counts_differ(record, dice_faces)):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell.
         # A labelling that leaves no finding ends the search only where it costs less than this.
         cell_by_cell = spent + sheet_cost(findings)
-        together = _read_together(reading, first, boxes, dice_faces, findings_of, cell_by_cell)
+        together = _read_together(reading, first, boxes, dice_faces, audit, cell_by_cell)
         if together.cost < cell_by_cell:
             changes[len(reading.decoder_changes):] = together.changes  # instead of the cell by cell changes
             record, findings = together.record, together.findings
-    return DecodedSheet(record, scores(record.garden), tuple(findings), tuple(changes))
+    return DecodedSheet(record, audit.score(record.garden), tuple(findings), tuple(changes))

@@ -4,14 +4,22 @@ sheet's cost, round after round (decode.py's search, before its drawings are rea
 A sheet's cost is what its changes cost (moves.py) plus FINDING_COST for each mistake its
 findings need (sheet_cost). Each round takes one move or, when no single one helps, two together
 (two misread cells that only explain a written number jointly).
+
+A search weighs thousands of records a sheet. SheetAudit audits each garden once, and a
+candidate whose written numbers alone cost too much to beat the best is passed over before its
+garden is audited against its turn log (two thirds of a held-out sheet's audits, most of its
+decoding time).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from functools import lru_cache, partial
+from typing import Mapping
 
-from sheetscan.game.audit import Finding
-from sheetscan.game.garden import SheetRecord
+from sheetscan.game.audit import Finding, garden_findings, sheet_findings
+from sheetscan.game.garden import Garden, SheetRecord, Turn
+from sheetscan.game.rules import Decoration, RuleSet
+from sheetscan.game.score import score
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.reading.moves import FINDING_COST, Move
 from sheetscan.reading.read import GardenReading
@@ -47,6 +55,38 @@ def sheet_cost(findings: list[Finding]) -> float:
     return FINDING_COST * (mistakes + (total_differs and not explained))
 
 
+class SheetAudit:
+    """One sheet's audit for the decoder's search, each garden scored and audited once (a new
+    photo's gardens are new, so the caches live as long as its decode)."""
+
+    def __init__(self, rules: RuleSet, dice_faces: Mapping[int, Decoration]):
+        self.score = lru_cache(maxsize=None)(partial(score, rules=rules))
+        self._audited = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
+        self._by_log_object: dict[tuple[Garden, int], tuple] = {}
+
+    def _gardens_findings(self, garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
+        # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
+        # than a record's other checks, and most records share the log their moves leave alone.
+        # The value keeps the log alive, so no other object takes its id while this decode runs.
+        key = (garden, id(turns))
+        if key not in self._by_log_object:
+            self._by_log_object[key] = (turns, self._audited(garden, turns))
+        return self._by_log_object[key][1]
+
+    def _written_findings(self, record: SheetRecord) -> list[Finding]:
+        return sheet_findings(record, self.score(record.garden))
+
+    def findings(self, record: SheetRecord) -> list[Finding]:
+        """audit.audit's findings of ``record``, in its order."""
+        return [*self._gardens_findings(record.garden, record.turns), *self._written_findings(record)]
+
+    def least_cost(self, record: SheetRecord) -> float:
+        """At most sheet_cost(self.findings(record)), from the written numbers, the bonsai and
+        the pond icons alone: the garden's own findings (its ponds, its turn log) only add
+        mistakes, never a written number's."""
+        return sheet_cost(self._written_findings(record))
+
+
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
     """Pairs of moves on different readings that together cost less than ``cost``, cheapest
     first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
@@ -61,8 +101,7 @@ def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
     return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
 
 
-def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]],
-                 findings_of: Callable[[SheetRecord], list[Finding]]):
+def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]], audit: SheetAudit):
     """(gain, change, record, findings) of the change (one or more moves) that most lowers
     the sheet's ``cost``, or None when none does."""
     best = None
@@ -73,7 +112,9 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
         candidate = record
         for move in change:
             candidate = move.apply(candidate)
-        candidate_findings = findings_of(candidate)
+        if cost - audit.least_cost(candidate) - change_cost <= (best[0] if best else 0):
+            continue  # its written numbers alone leave it no better
+        candidate_findings = audit.findings(candidate)
         gain = cost - sheet_cost(candidate_findings) - change_cost
         if gain > 0 and (best is None or gain > best[0]):
             best = (gain, change, candidate, candidate_findings)
@@ -81,7 +122,7 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
 
 
 def descend(record: SheetRecord, findings: list[Finding], moves: list[Move], changes: list[str],
-             findings_of: Callable[[SheetRecord], list[Finding]]) -> tuple[SheetRecord, list[Finding], float]:
+            audit: SheetAudit) -> tuple[SheetRecord, list[Finding], float]:
     """Take the change that most lowers the sheet's cost, round after round, while one does;
     each change taken is said in ``changes``. The record, its findings and what the changes cost."""
     spent = 0.0
@@ -89,8 +130,8 @@ def descend(record: SheetRecord, findings: list[Finding], moves: list[Move], cha
         cost = sheet_cost(findings)
         if not cost:
             break
-        best = (best_change(record, cost, [(move,) for move in moves], findings_of)
-                or best_change(record, cost, cheap_pairs(moves, cost), findings_of))
+        best = (best_change(record, cost, [(move,) for move in moves], audit)
+                or best_change(record, cost, cheap_pairs(moves, cost), audit))
         if best is None:
             break
         _, change, record, after = best

@@ -23,7 +23,7 @@ import itertools
 import math
 import operator
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
@@ -114,34 +114,51 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
 
 
 def _polish(problem: Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
-    """Change one cell, or swap two, while that lowers the energy. The tracked change only spares
-    the whole sum where it plainly does not fall (its rounding is far below the 1e-9 it must fall
-    by): every change is still taken or not by the whole sum."""
-    n = len(labels)
+    """Change one cell, or swap two, while that lowers the energy: each cell's labels in turn,
+    then each pair of cells, taking every change that lowers it as it comes. The tracked change
+    only spares the whole sum where it plainly does not fall (its rounding is far below the 1e-9
+    it must fall by), and its floors, computed for every change at once, spare the tracked
+    change where that cannot fall either: every change is still taken or not by the whole sum."""
     tracked = TrackedLabels(problem, labels)
     for _ in range(MAX_POLISH_ROUNDS):
         improved = False
-        for i in range(n):
-            for kind in range(LABELS):
-                if kind != labels[i] and tracked.change(i, kind, below=0) < 0:
-                    candidate = labels.copy()
-                    candidate[i] = kind
-                    candidate_energy = problem.energy(candidate)
-                    if candidate_energy < energy - 1e-9:
-                        labels, energy, improved = candidate, candidate_energy, True
-                        tracked = TrackedLabels(problem, labels)
-        for i in range(n):
-            for j in range(i + 1, n):
-                if labels[i] != labels[j] and tracked.swap(i, j, below=0) < 0:
-                    candidate = labels.copy()
-                    candidate[i], candidate[j] = labels[j], labels[i]
-                    candidate_energy = problem.energy(candidate)
-                    if candidate_energy < energy - 1e-9:
-                        labels, energy, improved = candidate, candidate_energy, True
-                        tracked = TrackedLabels(problem, labels)
+        for floors_of, changed in ((TrackedLabels.change_floors, _changed), (TrackedLabels.swap_floors, _swapped)):
+            position = 0  # the changes in their order, as flat indices into the floors
+            while (taken := _first_fall(problem, tracked, labels, energy, floors_of(tracked), changed, position)):
+                position, labels, energy = taken
+                tracked, improved = TrackedLabels(problem, labels), True
         if not improved:
             break
     return labels, energy
+
+
+def _first_fall(problem: Problem, tracked: TrackedLabels, labels: np.ndarray, energy: float, floors: np.ndarray,
+                changed: Callable, start: int) -> tuple[int, np.ndarray, float] | None:
+    """The first change from flat index ``start`` of ``floors`` on (``changed`` makes it) whose
+    whole sum falls below ``energy``: the index after it, its labels and their energy; or None."""
+    for index in (start + np.flatnonzero(floors.ravel()[start:] < 0)).tolist():
+        candidate = changed(tracked, labels, *divmod(index, floors.shape[1]))
+        if candidate is not None and (candidate_energy := problem.energy(candidate)) < energy - 1e-9:
+            return index + 1, candidate, candidate_energy
+    return None
+
+
+def _changed(tracked: TrackedLabels, labels: np.ndarray, cell: int, label: int) -> np.ndarray | None:
+    """``labels`` with ``cell`` given ``label``, where the tracked change says that may lower the energy."""
+    if tracked.change(cell, label, below=0) >= 0:
+        return None
+    candidate = labels.copy()
+    candidate[cell] = label
+    return candidate
+
+
+def _swapped(tracked: TrackedLabels, labels: np.ndarray, first: int, second: int) -> np.ndarray | None:
+    """``labels`` with ``first`` and ``second`` swapped, where the tracked swap says that may lower the energy."""
+    if tracked.swap(first, second, below=0) >= 0:
+        return None
+    candidate = labels.copy()
+    candidate[first], candidate[second] = labels[second], labels[first]
+    return candidate
 
 
 @dataclass(frozen=True)

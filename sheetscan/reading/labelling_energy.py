@@ -133,6 +133,40 @@ class TrackedLabels:
         self.label_counts = np.bincount(self.labels, minlength=LABELS)
         self.unplaced = [problem.unplaced_of_label(label, self.labels) for label in range(LABELS)]
 
+    def change_floors(self) -> np.ndarray:
+        """(n, LABELS) for every cell and label at once, what change(cell, label) weighs before
+        its unplaced cells are counted, less the most they can fall by: change(cell, label,
+        below) is math.inf where this is at least ``below`` (and on the cell's own label)."""
+        labels, counts, wanted = self.labels, self.label_counts, self.problem.counts
+        unary, cells = self.problem.unary, np.arange(len(self.labels))
+        gained = np.abs(counts + 1 - wanted) - np.abs(counts - wanted)
+        lost = np.abs(counts[labels] - 1 - wanted[labels]) - np.abs(counts[labels] - wanted[labels])
+        rest = (unary - unary[cells, labels][:, None] + self.alike[cells, DRAWN_AS[labels]][:, None]
+                - self.alike[:, DRAWN_AS] + COUNT_COST * (gained[None, :] + lost[:, None]))
+        floors = rest - PLACE_COST * np.minimum(self.unplaced, 1)[labels][:, None]
+        floors[cells, labels] = math.inf
+        return floors
+
+    def swap_floors(self) -> np.ndarray:
+        """(n, n) for every two cells at once, what swap(first, second) weighs before its unplaced
+        cells are counted, less the most they can fall by: swap(first, second, below) is
+        math.inf where this is at least ``below``. Each pair once (first < second): math.inf
+        below the diagonal, and where the two share a label."""
+        labels, drawn = self.labels, DRAWN_AS[self.labels]
+        cells = np.arange(len(labels))
+        unary = self.problem.unary[:, labels]  # [first, second]: first's unary term with second's label
+        own = unary[cells, cells]
+        rest = unary - own[:, None] + unary.T - own[None, :]
+        alike = self.alike[:, drawn]  # [first, second]: first's pairs with the drawings of second's kind
+        alike_own = alike[cells, cells]
+        apart = drawn[:, None] != drawn[None, :]
+        rest = rest + np.where(apart, alike_own[:, None] - alike + alike_own[None, :] - alike.T
+                               + 2 * self.problem.pairs, 0.0)
+        some_unplaced = np.minimum(self.unplaced, 1)[labels]
+        floors = rest - PLACE_COST * (some_unplaced[:, None] + some_unplaced[None, :])
+        floors[(labels[:, None] == labels[None, :]) | np.tri(len(labels), dtype=bool)] = math.inf
+        return floors
+
     def _unplaced_change(self, candidate: np.ndarray, first: int, second: int) -> float:
         return PLACE_COST * sum(self.problem.unplaced_of_label(label, candidate) - self.unplaced[label]
                                 for label in (first, second))
