@@ -2,15 +2,18 @@
 
 from dataclasses import replace
 
+import numpy as np
 from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit
 from sheetscan.game.garden import SheetRecord, turn_text
+from sheetscan.game.rules import CATEGORIES
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.verdict import sheet_verdict
+from sheetscan.reading.digits import DigitGroup
+from sheetscan.reading.verdict import numbers_read_by_groups, sheet_verdict
 
 
 def honest_game(seed: int) -> SheetRecord:
@@ -129,3 +132,43 @@ def test_a_turn_the_decoder_moved_against_the_networks_stays_to_check_even_on_a_
     # kept with the networks' fair backing (or read so first), the turn vouches for itself
     assert sheet_verdict(reading, first_read_as(0.3), record, rules_give, (), sure_above=0.9).sure
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+
+
+def _numbers_sharing_a_units_digit():
+    """An honest record and two of its written numbers (by category) with one units digit, other than 1."""
+    for seed in range(50):
+        record = honest_game(seed)
+        by_units = {}
+        for category, value in record.written.items():
+            if category != "total" and value > 0:
+                by_units.setdefault(value % 10, []).append(category)
+        for digit, categories in sorted(by_units.items()):
+            if digit != 1 and len(categories) >= 2:
+                return record, categories[:2]
+    raise AssertionError("no record writes one units digit twice")
+
+
+def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_digit_bear_the_sheet_out():
+    record, categories = _numbers_sharing_a_units_digit()
+    rules_give = score(record.garden).breakdown
+    reading = _unfamiliar(record)
+    # the writer's digit first read as a 1 in both numbers: two numbers unlike the rules
+    misread = {category: [(record.written[category] - record.written[category] % 10 + 1, 0.7),
+                          (record.written[category], 0.3)] for category in categories}
+    numbers = tuple((CATEGORIES.index(category), "units") for category in categories)
+    group = DigitGroup((), np.zeros((0, 6)), numbers, np.zeros((len(numbers), 10)))
+    boxes = replace(box_reading(record, misread), digit_groups=(group,))
+    assert numbers_read_by_groups(boxes, record) == set(categories)
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    # the same two numbers set right one by one, not as the writer's digit: the drawings stand unconfirmed
+    assert not sheet_verdict(reading, replace(boxes, digit_groups=()), record, rules_give, (), sure_above=0.9).sure
+    # a group of one written digit is no writer's way of writing it
+    alone = replace(group, numbers=numbers[:1], number_probabilities=np.zeros((1, 10)))
+    assert numbers_read_by_groups(replace(boxes, digit_groups=(alone,)), record) == set()
+    assert not sheet_verdict(reading, replace(boxes, digit_groups=(alone,)), record, rules_give, (), sure_above=0.9).sure
+    # a group taken as two digits is not read as one way of writing
+    split = replace(record, written={**record.written, categories[1]: record.written[categories[1]] - 1})
+    assert numbers_read_by_groups(boxes, split) == set()
+    # nor does a group vouch for another digit of its number
+    tens = {category: [(value + 10, p) for value, p in candidates] for category, candidates in misread.items()}
+    assert numbers_read_by_groups(replace(box_reading(record, tens), digit_groups=(group,)), record) == set()
