@@ -172,3 +172,6 @@ def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_d
     # nor does a group vouch for another digit of its number
     tens = {category: [(value + 10, p) for value, p in candidates] for category, candidates in misread.items()}
     assert numbers_read_by_groups(replace(box_reading(record, tens), digit_groups=(group,)), record) == set()
+    # nor for a hundreds first read where none was written
+    hundreds = {categories[0]: [(record.written[categories[0]] + 100, 0.7), (record.written[categories[0]], 0.3)]}
+    assert numbers_read_by_groups(replace(box_reading(record, hundreds), digit_groups=(group,)), record) == set()

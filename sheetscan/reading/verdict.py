@@ -130,8 +130,13 @@ def finding_doubts(findings: tuple[Finding, ...]) -> list[Doubt]:
             for finding in findings if finding.kind not in PLAYERS_ARITHMETIC]
 
 
-def _digits(value: int) -> tuple[int, ...]:
-    return tuple(int(digit) for digit in str(abs(value)))
+HEADS = ("tens", "units")  # a written number's digits, as digit groups name them
+
+
+def _digit_at(value: int, head: str) -> int | None:
+    """The "tens" or "units" digit of ``value`` (None where it has no tens)."""
+    tens, units = divmod(abs(value), 10)
+    return units if head == "units" else tens if tens else None
 
 
 def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
@@ -142,20 +147,17 @@ def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
         return set()
     alike: set[tuple[int, str]] = set()
     for group in boxes.digit_groups:
-        taken = {_digits(record.written[CATEGORIES[number]])[-1 if head == "units" else 0]
-                 if head == "units" or abs(record.written[CATEGORIES[number]]) >= 10 else None
-                 for number, head in group.numbers}
+        taken = {_digit_at(record.written[CATEGORIES[number]], head) for number, head in group.numbers}
         if len(group.numbers) >= 2 and len(taken) == 1 and None not in taken:
             alike.update(group.numbers)
     read_by_groups = set()
     for category, candidates in boxes.written.items():
         first, kept = candidates[0].value, record.written.get(category)
-        if kept is None or first == kept or (first < 0) != (kept < 0) or len(_digits(first)) != len(_digits(kept)):
-            continue
-        heads = ("tens", "units")[-len(_digits(kept)):]
+        if (kept is None or first == kept or (first < 0) != (kept < 0) or (abs(first) < 10) != (abs(kept) < 10)
+                or max(abs(first), abs(kept)) >= 100):
+            continue  # a sign, a tens or a hundreds written or not is no digit read otherwise
         number = CATEGORIES.index(category)
-        if all(was == now or (number, head) in alike
-               for was, now, head in zip(_digits(first), _digits(kept), heads, strict=True)):
+        if all(_digit_at(first, head) == _digit_at(kept, head) or (number, head) in alike for head in HEADS):
             read_by_groups.add(category)
     return read_by_groups
 
