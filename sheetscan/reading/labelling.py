@@ -115,10 +115,10 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
 
 def _polish(problem: Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
     """Change one cell, or swap two, while that lowers the energy: each cell's labels in turn,
-    then each pair of cells, taking every change that lowers it as it comes. The tracked change
-    only spares the whole sum where it plainly does not fall (its rounding is far below the 1e-9
-    it must fall by), and its floors, computed for every change at once, spare the tracked
-    change where that cannot fall either: every change is still taken or not by the whole sum."""
+    then each pair of cells, taking every change that lowers it as it comes. The floors of every
+    change, computed at once, spare the tracked change where it cannot fall, and the tracked
+    change spares the whole sum where it plainly does not (its rounding is far below the 1e-9 it
+    must fall by): every change is still taken or not by the whole sum."""
     tracked = TrackedLabels(problem, labels)
     for _ in range(MAX_POLISH_ROUNDS):
         improved = False
@@ -145,7 +145,7 @@ def _first_fall(problem: Problem, tracked: TrackedLabels, labels: np.ndarray, en
 
 def _changed(tracked: TrackedLabels, labels: np.ndarray, cell: int, label: int) -> np.ndarray | None:
     """``labels`` with ``cell`` given ``label``, where the tracked change says that may lower the energy."""
-    if tracked.change(cell, label, below=0) >= 0:
+    if tracked.change(cell, label) >= 0:
         return None
     candidate = labels.copy()
     candidate[cell] = label
@@ -154,7 +154,7 @@ def _changed(tracked: TrackedLabels, labels: np.ndarray, cell: int, label: int) 
 
 def _swapped(tracked: TrackedLabels, labels: np.ndarray, first: int, second: int) -> np.ndarray | None:
     """``labels`` with ``first`` and ``second`` swapped, where the tracked swap says that may lower the energy."""
-    if tracked.swap(first, second, below=0) >= 0:
+    if tracked.swap(first, second) >= 0:
         return None
     candidate = labels.copy()
     candidate[first], candidate[second] = labels[second], labels[first]

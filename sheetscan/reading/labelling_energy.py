@@ -15,6 +15,7 @@ would change it by, without the whole sum (the polish tries every such change, r
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -133,76 +134,65 @@ class TrackedLabels:
         self.label_counts = np.bincount(self.labels, minlength=LABELS)
         self.unplaced = [problem.unplaced_of_label(label, self.labels) for label in range(LABELS)]
 
-    def change_floors(self) -> np.ndarray:
-        """(n, LABELS) for every cell and label at once, what change(cell, label) weighs before
-        its unplaced cells are counted, less the most they can fall by: change(cell, label,
-        below) is math.inf where this is at least ``below`` (and on the cell's own label)."""
+    @functools.cached_property
+    def change_rests(self) -> np.ndarray:
+        """(n, LABELS) what giving each cell each label (another than its own) changes the energy
+        by, its unplaced cells aside (dearest to count)."""
         labels, counts, wanted = self.labels, self.label_counts, self.problem.counts
         unary, cells = self.problem.unary, np.arange(len(self.labels))
         gained = np.abs(counts + 1 - wanted) - np.abs(counts - wanted)
         lost = np.abs(counts[labels] - 1 - wanted[labels]) - np.abs(counts[labels] - wanted[labels])
-        rest = (unary - unary[cells, labels][:, None] + self.alike[cells, DRAWN_AS[labels]][:, None]
-                - self.alike[:, DRAWN_AS] + COUNT_COST * (gained[None, :] + lost[:, None]))
-        floors = rest - PLACE_COST * np.minimum(self.unplaced, 1)[labels][:, None]
-        floors[cells, labels] = math.inf
-        return floors
+        rests = (unary - unary[cells, labels][:, None] + self.alike[cells, DRAWN_AS[labels]][:, None]
+                 - self.alike[:, DRAWN_AS] + COUNT_COST * (gained[None, :] + lost[:, None]))
+        return rests
 
-    def swap_floors(self) -> np.ndarray:
-        """(n, n) for every two cells at once, what swap(first, second) weighs before its unplaced
-        cells are counted, less the most they can fall by: swap(first, second, below) is
-        math.inf where this is at least ``below``. Each pair once (first < second): math.inf
-        below the diagonal, and where the two share a label."""
+    @functools.cached_property
+    def swap_rests(self) -> np.ndarray:
+        """(n, n) what swapping the labels of each two cells changes the energy by (the counts
+        stay; the pair itself stays apart), their unplaced cells aside."""
         labels, drawn = self.labels, DRAWN_AS[self.labels]
         cells = np.arange(len(labels))
         unary = self.problem.unary[:, labels]  # [first, second]: first's unary term with second's label
         own = unary[cells, cells]
-        rest = unary - own[:, None] + unary.T - own[None, :]
+        rests = unary - own[:, None] + unary.T - own[None, :]
         alike = self.alike[:, drawn]  # [first, second]: first's pairs with the drawings of second's kind
         alike_own = alike[cells, cells]
         apart = drawn[:, None] != drawn[None, :]
-        rest = rest + np.where(apart, alike_own[:, None] - alike + alike_own[None, :] - alike.T
-                               + 2 * self.problem.pairs, 0.0)
-        some_unplaced = np.minimum(self.unplaced, 1)[labels]
-        floors = rest - PLACE_COST * (some_unplaced[:, None] + some_unplaced[None, :])
-        floors[(labels[:, None] == labels[None, :]) | np.tri(len(labels), dtype=bool)] = math.inf
+        return rests + np.where(apart, alike_own[:, None] - alike + alike_own[None, :] - alike.T
+                                + 2 * self.problem.pairs, 0.0)
+
+    def change_floors(self) -> np.ndarray:
+        """(n, LABELS) the least each change can be: its rest, less the most its unplaced cells
+        can fall by (a label gaining a cell has no fewer unplaced, one losing a cell one fewer at
+        the most, and none where it has none); math.inf on each cell's own label."""
+        floors = self.change_rests - PLACE_COST * np.minimum(self.unplaced, 1)[self.labels][:, None]
+        floors[np.arange(len(self.labels)), self.labels] = math.inf
+        return floors
+
+    def swap_floors(self) -> np.ndarray:
+        """(n, n) the least each swap can be: its rest, less the most its unplaced cells can fall
+        by (each of the two labels losing a cell and gaining one has one unplaced cell fewer at
+        the most, and none fewer where it has none). Each pair of labels once (first < second):
+        math.inf below the diagonal, and where the two share a label."""
+        some_unplaced = np.minimum(self.unplaced, 1)[self.labels]
+        floors = self.swap_rests - PLACE_COST * (some_unplaced[:, None] + some_unplaced[None, :])
+        floors[(self.labels[:, None] == self.labels[None, :]) | np.tri(len(self.labels), dtype=bool)] = math.inf
         return floors
 
     def _unplaced_change(self, candidate: np.ndarray, first: int, second: int) -> float:
         return PLACE_COST * sum(self.problem.unplaced_of_label(label, candidate) - self.unplaced[label]
                                 for label in (first, second))
 
-    def change(self, cell: int, label: int, below: float = math.inf) -> float:
-        """What giving ``cell`` ``label`` (another than its own) changes the energy by; math.inf
-        where that cannot be below ``below`` (the unplaced cells, dearest to count, then are not:
-        a label gaining a cell has no fewer unplaced, one losing a cell one fewer at the most,
-        and none where it has none)."""
+    def change(self, cell: int, label: int) -> float:
+        """What giving ``cell`` ``label`` (another than its own) changes the energy by."""
         old = self.labels[cell]
-        counts, wanted = self.label_counts, self.problem.counts
-        unary = self.problem.unary
-        rest = (unary[cell, label] - unary[cell, old]
-                + self.alike[cell, DRAWN_AS[old]] - self.alike[cell, DRAWN_AS[label]]
-                + COUNT_COST * (abs(counts[label] + 1 - wanted[label]) - abs(counts[label] - wanted[label])
-                                + abs(counts[old] - 1 - wanted[old]) - abs(counts[old] - wanted[old])))
-        if rest - PLACE_COST * min(self.unplaced[old], 1) >= below:
-            return math.inf
         candidate = self.labels.copy()
         candidate[cell] = label
-        return float(rest + self._unplaced_change(candidate, old, label))
+        return float(self.change_rests[cell, label] + self._unplaced_change(candidate, old, label))
 
-    def swap(self, first: int, second: int, below: float = math.inf) -> float:
-        """What swapping the labels of cells ``first`` and ``second`` (not alike) changes the
-        energy by (the counts stay; the pair itself stays apart); math.inf where that cannot be
-        below ``below`` (each of the two labels losing a cell and gaining one has one unplaced
-        cell fewer at the most, and none fewer where it has none)."""
+    def swap(self, first: int, second: int) -> float:
+        """What swapping the labels of cells ``first`` and ``second`` (not alike) changes the energy by."""
         a, b = self.labels[first], self.labels[second]
-        drawn_a, drawn_b = DRAWN_AS[a], DRAWN_AS[b]
-        unary = self.problem.unary
-        rest = unary[first, b] - unary[first, a] + unary[second, a] - unary[second, b]
-        if drawn_a != drawn_b:
-            rest += (self.alike[first, drawn_a] - self.alike[first, drawn_b] + self.alike[second, drawn_b]
-                     - self.alike[second, drawn_a] + 2 * self.problem.pairs[first, second])
-        if rest - PLACE_COST * (min(self.unplaced[a], 1) + min(self.unplaced[b], 1)) >= below:
-            return math.inf
         candidate = self.labels.copy()
         candidate[[first, second]] = b, a
-        return float(rest + self._unplaced_change(candidate, a, b))
+        return float(self.swap_rests[first, second] + self._unplaced_change(candidate, a, b))
