@@ -273,12 +273,19 @@ def turn_labels(turn: dict) -> list[int]:
     return [labels[head] for head in names]
 
 
+def number_digits(value: int) -> dict[str, int | None]:
+    """A written number's digits by the number network's head that reads each: its "tens"
+    (None where it has none) and its "units"."""
+    tens, units = divmod(abs(value), 10)
+    return {"tens": tens or None, "units": units}
+
+
 def number_labels(value: int) -> list[int]:
     """A written number as the number network's sign, tens and units labels."""
     names = head_classes(NUMBER_CLASSES)
-    tens, units = divmod(abs(value), 10)
-    if tens > 9:
+    digits = number_digits(value)
+    if (digits["tens"] or 0) > 9:
         raise ValueError(f"{value}: the number reader reads at most two digits")
-    return [names["sign"].index("-" if value < 0 else "+"), names["tens"].index(str(tens) if tens else "none"),
-            names["units"].index(str(units))]
+    return [names["sign"].index("-" if value < 0 else "+"),
+            names["tens"].index(str(digits["tens"]) if digits["tens"] else "none"), names["units"].index(str(digits["units"]))]
 

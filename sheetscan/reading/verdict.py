@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from sheetscan.game.audit import Finding
 from sheetscan.game.garden import ALL_CELLS, SheetRecord, turn_text
 from sheetscan.game.rules import CATEGORIES
-from sheetscan.reading.boxes import BoxReading, Candidate
+from sheetscan.reading.boxes import BoxReading, Candidate, number_digits
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 
 # Below this probability of the value kept, a reading is one to check. On the validation photos
@@ -130,15 +130,6 @@ def finding_doubts(findings: tuple[Finding, ...]) -> list[Doubt]:
             for finding in findings if finding.kind not in PLAYERS_ARITHMETIC]
 
 
-HEADS = ("tens", "units")  # a written number's digits, as digit groups name them
-
-
-def _digit_at(value: int, head: str) -> int | None:
-    """The "tens" or "units" digit of ``value`` (None where it has no tens)."""
-    tens, units = divmod(abs(value), 10)
-    return units if head == "units" else tens if tens else None
-
-
 def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
     """The written numbers that ``record`` takes otherwise than first read only in digits the
     writer wrote alike (boxes.digit_groups), where it takes such a group, in two written digits or
@@ -147,7 +138,7 @@ def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
         return set()
     alike: set[tuple[int, str]] = set()
     for group in boxes.digit_groups:
-        taken = {_digit_at(record.written[CATEGORIES[number]], head) for number, head in group.numbers}
+        taken = {number_digits(record.written[CATEGORIES[number]])[head] for number, head in group.numbers}
         if len(group.numbers) >= 2 and len(taken) == 1 and None not in taken:
             alike.update(group.numbers)
     read_by_groups = set()
@@ -157,7 +148,7 @@ def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
                 or max(abs(first), abs(kept)) >= 100):
             continue  # a sign, a tens or a hundreds written or not is no digit read otherwise
         number = CATEGORIES.index(category)
-        if all(_digit_at(first, head) == _digit_at(kept, head) or (number, head) in alike for head in HEADS):
+        if all(was == number_digits(kept)[head] or (number, head) in alike for head, was in number_digits(first).items()):
             read_by_groups.add(category)
     return read_by_groups
 
