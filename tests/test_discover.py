@@ -133,13 +133,44 @@ def _page_with_box(bend_mm: float, width_mm: float, height_mm: float) -> np.ndar
 
 
 def test_a_long_box_bent_by_the_lens_is_still_a_box_and_a_square_blob_is_not():
-    from sheetscan.reading.printed import printed_boxes, printed_lines
+    from sheetscan.reading.printed import line_contrast, printed_boxes, printed_lines
 
-    bent = printed_boxes(printed_lines(_page_with_box(1.5, 135, 8)))
+    bent = printed_boxes(printed_lines(line_contrast(_page_with_box(1.5, 135, 8))))
     assert len(bent) == 1 and abs(bent[0].w - 135) < 1.5
     # the allowance grows with the long side past the short one: a squarish outline bowed by 4 mm
     # (a box merged with its label, say) is no box
-    assert printed_boxes(printed_lines(_page_with_box(4, 18, 14))) == []
+    assert printed_boxes(printed_lines(line_contrast(_page_with_box(4, 18, 14)))) == []
+
+
+@pytest.mark.parametrize("design, index, kinds", [("pad", 0, ("turn", "turn_part")), ("pad", 4, ("turn", "turn_part")),
+                                                  ("print-and-play", 0, ("pond_icon",))])
+def test_a_blurred_blank_phone_photo_gives_the_designs_layout(design, index, kinds, tmp_path):
+    """Blank phone photos of seed 3: on the pad's photo 0 the sub-boxes' faint grey outlines
+    break up in every turn box (found in the median of the boxes' line contrast); on its photo 4
+    a turn box's thick line, blurred, has edges 3.2 mm apart in length (one box,
+    printed.MAX_LINE_MM); on the print-and-play sheet's photo 0 the pond icons' faint squares
+    break up in each icon (found in the median around their drawings) and the first is seen as a
+    box with the label that touches it. Before, none gave a whole layout."""
+    from sheetscan.reading.discover import discover_layout
+    from sheetscan.reading.photo import load_photo
+
+    photo = tmp_path / "blank.jpg"
+    photo.write_bytes(blank_photo(index, 3, "phone", design).jpeg)
+    found = discover_layout(load_photo(photo).gray)
+    assert found.missing == ()
+    assert _largest_error_mm(expand_layout(found.document), load_layout(design), kinds) < 2.0
+
+
+def test_a_thick_blurred_line_is_one_box():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM, line_contrast, printed_boxes, printed_lines
+
+    page = np.full((int(40 * PAGE_PX_PER_MM), int(70 * PAGE_PX_PER_MM)), 235, np.uint8)
+    width = int(round(1.4 * PAGE_PX_PER_MM))
+    cv2.rectangle(page, (int(10 * PAGE_PX_PER_MM), int(10 * PAGE_PX_PER_MM)),
+                  (int(52 * PAGE_PX_PER_MM), int(23 * PAGE_PX_PER_MM)), 70, width)
+    page = cv2.GaussianBlur(page, (0, 0), 0.3 * PAGE_PX_PER_MM)
+    boxes = printed_boxes(printed_lines(line_contrast(page)))
+    assert len(boxes) == 1 and abs(boxes[0].w - 42) < 1.0 and abs(boxes[0].h - 13) < 1.0
 
 
 def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarray:
@@ -157,10 +188,10 @@ def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarr
 
 
 def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
-    from sheetscan.reading.printed import Box, ellipses, printed_lines
+    from sheetscan.reading.printed import Box, ellipses, line_contrast, printed_lines
 
     # the bonsai's 14-mm leaves, and a scoring summary's 5-mm icons below them
-    lines = printed_lines(_page_with_ellipses([(60, 40, 14), (40, 150, 5)]))
+    lines = printed_lines(line_contrast(_page_with_ellipses([(60, 40, 14), (40, 150, 5)])))
     leaves = ellipses(lines, 20, avoid=[])
     assert len(leaves) == 3 and all(abs(leaf.w - 14) < 2 and leaf.y < 60 for leaf in leaves)
     # ellipses inside a box found already (the pond icons) are no leaves
@@ -170,7 +201,7 @@ def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
 
 def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_drawings():
     from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
-    from sheetscan.reading.printed import Box, framed_drawings, printed_boxes, printed_lines
+    from sheetscan.reading.printed import Box, framed_drawings, line_contrast, printed_boxes, printed_lines
 
     # the bonsai's leaves (3 alike ellipses, nearly in a row, no squares) and 4 pond icons in a
     # column: each a drawing in a faint square broken into dashes, the first drawing touching it
@@ -184,9 +215,10 @@ def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_dr
             page[gap : gap + 3, x0 - 1 : x0 + 2] = page[gap : gap + 3, x1 - 1 : x1 + 2] = 235
         axes = (int((7 if k == 0 else 5) * scale), int(3.5 * scale))
         cv2.ellipse(page, (int((square.x + 7) * scale), int((square.y + 7) * scale)), axes, 0, 0, 360, 60, 2, cv2.LINE_AA)
-    lines = printed_lines(page)
+    contrast = line_contrast(page)
+    lines = printed_lines(contrast)
     assert not [box for box in printed_boxes(lines) if box.x < 30]  # no rectangle is seen
-    found = framed_drawings(lines, 20, 4, avoid=[])
+    found = framed_drawings(lines, contrast, 20, 4, avoid=[])
     assert found is not None and all(abs(a.x - b.x) < 0.6 and abs(a.y - b.y) < 0.6 and abs(a.w - b.w) < 1.0
                                      for a, b in zip(found, squares, strict=True))
     # drawings with no square round them are no pond icons
@@ -195,7 +227,7 @@ def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_dr
     for square in squares:
         cv2.ellipse(bare, (int((square.x + 7) * scale), int((square.y + 7) * scale)), (int(5 * scale), int(3.5 * scale)),
                     0, 0, 360, 60, 2, cv2.LINE_AA)
-    assert framed_drawings(printed_lines(bare), 20, 4, avoid=[]) is None
+    assert framed_drawings(printed_lines(line_contrast(bare)), line_contrast(bare), 20, 4, avoid=[]) is None
 
 
 def test_a_line_of_boxes_is_found_with_alike_boxes_further_along_at_another_step():

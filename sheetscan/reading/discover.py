@@ -30,8 +30,9 @@ from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses, framed_drawings, lattice,
-                                      line_of, outlined, overlaps, printed_boxes, printed_lines, union)
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses,
+                                      framed_drawings, lattice, line_contrast, line_of, outlined, overlaps, printed_boxes,
+                                      printed_lines, shared_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
@@ -187,16 +188,18 @@ def _printed_bounds(found: Discovered, to_garden: np.ndarray, cell_mm: float) ->
     return (*in_garden.min(axis=0), *in_garden.max(axis=0))
 
 
-def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) -> tuple[dict | None, list[Box]]:
+def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray,
+           contrast: np.ndarray) -> tuple[dict | None, list[Box]]:
     """The compact ``turns`` member from 4 rows of 3 alike boxes with 3 boxes inside each (the
-    page's printed ``lines`` outline a box a row misses, and the sub-boxes). A turn box may be
-    seen by its line's outer or inner edge: each is placed by its centre, at their mean size."""
+    page's printed ``lines`` outline a box a row misses, and the sub-boxes; ``contrast`` is the
+    page's line_contrast). A turn box may be seen by its line's outer or inner edge: each is
+    placed by its centre, at their mean size."""
     rows = lattice(boxes, len(Season), TURNS_PER_SEASON, lines)
     if rows is None:
         return None, []
     turns = [b for row in rows for b in row]
     size = np.mean([[b.w, b.h] for b in turns], axis=0)
-    parts = _sub_boxes([Box(*np.subtract(b.centre, size / 2), *size) for b in turns], boxes, lines)
+    parts = _sub_boxes([Box(*np.subtract(b.centre, size / 2), *size) for b in turns], boxes, lines, contrast)
     if parts is None:
         return None, turns
     centres = np.array([[b.centre for b in row] for row in rows])  # season, turn, (x, y)
@@ -211,18 +214,19 @@ def _turns(boxes: list[Box], words: list[tuple[str, Box]], lines: np.ndarray) ->
     }, turns
 
 
-def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
+def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray, contrast: np.ndarray) -> list[Box] | None:
     """The sub-boxes' places in the turn boxes ``turns`` (all of one size), relative to them, left
     to right. Where the printed ``lines`` show a sub-box: the ``boxes`` seen inside the turn
-    boxes, and the rectangles that the lines draw in most of them (what the boxes share is
-    printed; a filled sheet's digits, which touch the sub-boxes' outlines in nearly every box,
-    differ from box to box). Their centres fall into as many clusters across as there are
-    sub-boxes (split at the widest gaps), each outlined by the lines in a few turn boxes at
-    least. None if they do not."""
+    boxes, and the rectangles drawn by the median of the boxes' line ``contrast`` (what the
+    boxes share is printed; a filled sheet's digits, which touch the sub-boxes' outlines in
+    nearly every box, differ from box to box). Their centres fall into as many clusters across as
+    there are sub-boxes (split at the widest gaps), each outlined by the lines in a few turn
+    boxes at least. None if they do not."""
     turn_w, turn_h = turns[0].w, turns[0].h
     seen = [Box(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes if turn.holds(b)]
-    found = sorted((b for b in seen + _shared_rectangles(turns, lines) if b.h >= 0.5 * turn_h and b.w < 0.9 * turn_w),
-                   key=lambda b: b.centre[0])
+    shared = shared_lines(contrast, turns)
+    seen += printed_boxes(shared) if shared is not None else []
+    found = sorted((b for b in seen if b.h >= 0.5 * turn_h and b.w < 0.9 * turn_w), key=lambda b: b.centre[0])
     if len(found) < len(TURN_PARTS):
         return None
     centres = np.array([b.centre[0] for b in found])
@@ -235,18 +239,6 @@ def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray) -> list[Bo
            < MIN_SUB_BOX_OUTLINED for part in parts):
         return None
     return parts
-
-
-def _shared_rectangles(turns: list[Box], lines: np.ndarray) -> list[Box]:
-    """The rectangles that the printed ``lines`` draw in at least half of the boxes ``turns``
-    (all of one size), relative to them."""
-    width, height = (int(round(side * PAGE_PX_PER_MM)) for side in (turns[0].w, turns[0].h))
-    tops_lefts = [(int(round(turn.x * PAGE_PX_PER_MM)), int(round(turn.y * PAGE_PX_PER_MM))) for turn in turns]
-    crops = [lines[y : y + height, x : x + width] > 0 for x, y in tops_lefts if x >= 0 and y >= 0]
-    crops = [crop for crop in crops if crop.shape == (height, width)]
-    if not crops:
-        return []
-    return printed_boxes(((np.mean(crops, axis=0) >= 0.5) * 255).astype(np.uint8))
 
 
 def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple[float, list[str]]:
@@ -291,17 +283,18 @@ def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np
     corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[garden.w, garden.h]], [[0, garden.h]], [[garden.w, 0]]],
                                                 np.float64), np.linalg.inv(to_garden)).reshape(-1, 2)
     grid = Box(*corners.min(axis=0), *(corners.max(axis=0) - corners.min(axis=0)))
-    lines = printed_lines(page)
+    contrast = line_contrast(page)
+    lines = printed_lines(contrast)
     boxes = [b for b in printed_boxes(lines) if not overlaps(b, grid)]
     missing, drawn = [], {"garden": [grid]}
-    turns, turn_boxes = _turns(boxes, words, lines)
+    turns, turn_boxes = _turns(boxes, words, lines, contrast)
     drawn["turn"] = turn_boxes
     rest = [b for b in boxes if not any(t.holds(b) or t == b for t in turn_boxes)]
     scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
     drawn["score"] = scoring or []
     rest = [b for b in rest if not any(overlaps(b, score) for score in drawn["score"])]
     icons = (line_of([b for b in rest if 0.8 < b.w / b.h < 1.25], len(Season), lines, avoid=boxes + (scoring or []))
-             or framed_drawings(lines, cell_mm, len(Season), avoid=[grid, *boxes]))
+             or framed_drawings(lines, contrast, cell_mm, len(Season), avoid=[grid, *boxes]))
     drawn["pond_icon"] = icons or []
     rest = [b for b in rest if b not in drawn["pond_icon"]]
     name_box = max((b for b in rest if b.w > 3 * b.h), key=lambda b: b.w, default=None)

@@ -17,6 +17,14 @@ RECT_FILL = 0.85  # share of its bounding box that a rectangle's outline enclose
 SIDE_STRAIGHTNESS = 0.15  # of a rectangle's short side: how far its outline may stray from 4 straight sides,
 SIDE_BEND = 0.015  # and of its long side past the short one, which a phone's lens bends (the name box: 2 mm in 135)
 SAME_LINE_MM = 1.5  # the two edges of one printed line lie this close on every side
+# a box's line, blurred, is at most this wide: its outline's outer edge is longer than its inner
+# one by twice that at most (a thick turn box's outline on a blurred phone photo: 3.2 mm)
+MAX_LINE_MM = 2.0
+# alike printed boxes (the turn boxes, the pond icons) are also looked at in the median of their
+# line contrast, over this share of LINE_CONTRAST: a faint grey outline on a blurred photo breaks
+# up in each box (the turn boxes' sub-boxes on 3 blank pad phone photos of 12, seed 3), and the
+# median of several is far steadier than one
+SHARED_CONTRAST = 0.5
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
 MIN_SEEN = 0.5  # share of a row of boxes that must be seen as rectangles for the rest to be put back
@@ -45,15 +53,33 @@ class Box:
         return {"x": round(self.x, 1), "y": round(self.y, 1), "w": round(self.w, 1), "h": round(self.h, 1)}
 
 
-def printed_lines(page: np.ndarray) -> np.ndarray:
-    """(h, w) uint8 mask, 255 on thin dark lines and text of the upright ``page``: a black-hat
+def line_contrast(page: np.ndarray) -> np.ndarray:
+    """(h, w) uint8: how much darker each pixel of the upright ``page`` is than the page closed
+    over LINE_KERNEL_MM around it (a black-hat): high on thin dark lines and text. The black-hat
     keeps the light grey outlines of a sub-box that a threshold against the local mean breaks
     up (on a blank pad photo: 144 rectangle outlines found, against 72 by Sauvola's threshold
     and 59 by a local mean's)."""
     side = int(LINE_KERNEL_MM * PAGE_PX_PER_MM) | 1
-    closed_minus_page = cv2.morphologyEx(page, cv2.MORPH_BLACKHAT,
-                                         cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
-    return ((closed_minus_page > LINE_CONTRAST) * 255).astype(np.uint8)
+    return cv2.morphologyEx(page, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
+
+
+def printed_lines(contrast: np.ndarray, least: float = LINE_CONTRAST) -> np.ndarray:
+    """(h, w) uint8 mask, 255 where a page's line ``contrast`` (line_contrast) is over ``least``:
+    its thin dark lines and text."""
+    return ((contrast > least) * 255).astype(np.uint8)
+
+
+def shared_lines(contrast: np.ndarray, boxes: list[Box]) -> np.ndarray | None:
+    """The line mask (printed_lines, over SHARED_CONTRAST of LINE_CONTRAST) of the median of a
+    page's line ``contrast`` over ``boxes`` (all of one size; those off the page left out), in
+    the boxes' frame; None where none lies on the page."""
+    width, height = (int(round(side * PAGE_PX_PER_MM)) for side in (boxes[0].w, boxes[0].h))
+    tops_lefts = [(int(round(box.x * PAGE_PX_PER_MM)), int(round(box.y * PAGE_PX_PER_MM))) for box in boxes]
+    crops = [contrast[y : y + height, x : x + width] for x, y in tops_lefts if x >= 0 and y >= 0]
+    crops = [crop for crop in crops if crop.shape == (height, width)]
+    if not crops:
+        return None
+    return printed_lines(np.median(crops, axis=0), SHARED_CONTRAST * LINE_CONTRAST)
 
 
 def printed_boxes(lines: np.ndarray) -> list[Box]:
@@ -72,7 +98,7 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
             # a line's outer edge is its inner one grown by its width on every side: the same
             # centre, sides longer by twice the width
             same_centre = max(abs(box.centre[0] - first.centre[0]), abs(box.centre[1] - first.centre[1]))
-            if same_centre <= SAME_LINE_MM / 2 and max(abs(box.w - first.w), abs(box.h - first.h)) <= 2 * SAME_LINE_MM:
+            if same_centre <= SAME_LINE_MM / 2 and max(abs(box.w - first.w), abs(box.h - first.h)) <= 2 * MAX_LINE_MM:
                 group.append(box)
                 break
         else:
@@ -259,40 +285,50 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
     return leaves
 
 
-def framed_drawings(lines: np.ndarray, cell_mm: float, count: int, avoid: list[Box]) -> list[Box] | None:
+def framed_drawings(lines: np.ndarray, contrast: np.ndarray, cell_mm: float, count: int,
+                    avoid: list[Box]) -> list[Box] | None:
     """``count`` alike round drawings in a row or a column at an even step (the pond icons'),
     outside ``avoid``, each as the square outline around it: a faint grey square breaks into
-    dashes that no rectangle is found in, and its drawing may touch it."""
+    dashes that no rectangle is found in, and its drawing may touch it. The drawings are found
+    in the page's ``lines``, their squares in those lines or in its line ``contrast`` (_frames)."""
     # a drawing that touches its square is no ellipse: one may be put back by its neighbours'
     # step, judged by its square, not by an outline of its own (hence lines everywhere here)
     everywhere = np.full_like(lines, 255)
     judged = set()  # lines_of meets a line once for each of its drawings' sizes
     for drawings in lines_of(_ellipse_squares(lines, cell_mm, avoid), count, everywhere, [], (count - 1) / count):
         key = tuple(np.round([b.centre for b in drawings], 1).ravel())
-        frames = None if key in judged else _frames(lines, drawings, avoid)
+        frames = None if key in judged else _frames(lines, contrast, drawings, avoid)
         if frames:
             return frames
         judged.add(key)
     return None
 
 
-def _frames(lines: np.ndarray, drawings: list[Box], avoid: list[Box]) -> list[Box] | None:
-    """The squares around ``drawings`` (one size for all, crossing none of ``avoid``) that the
-    printed ``lines`` outline best, at least MIN_OUTLINED, the middle size of those (a line is
-    met within SAME_LINE_MM, so a few sizes meet it); None where none is."""
+def _frames(lines: np.ndarray, contrast: np.ndarray, drawings: list[Box], avoid: list[Box]) -> list[Box] | None:
+    """The squares around ``drawings`` (one size for all, crossing none of ``avoid`` but those
+    that hold their drawing) that the printed ``lines`` outline best round each drawing, or else
+    the lines all of them share (shared_lines of the page's ``contrast``: a faint square broken
+    at other places round each), at least MIN_OUTLINED; the middle size of those (a line is met
+    within SAME_LINE_MM, so a few sizes meet it). None where none is."""
     def squares(side: float) -> list[Box]:
         return [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
 
     widest = max(b.w for b in drawings)
-    supports = {}
-    for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM):
-        frames = squares(side)
-        if not any(_crosses(frame, other) for frame in frames for other in avoid):
-            supports[side] = min(outlined(lines, frame) for frame in frames)
-    best = max(supports.values(), default=0.0)
-    if best < MIN_OUTLINED:
-        return None
-    return squares(float(np.median([side for side, support in supports.items() if support == best])))
+    # a box that holds the drawing is its square seen with the label that touches it
+    sides = [side for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM)
+             if not any(_crosses(frame, other) and not other.holds(drawing)
+                        for frame, drawing in zip(squares(side), drawings, strict=True) for other in avoid)]
+    reach = FRAME_MAX * widest / 2 + SAME_LINE_MM  # the shared lines' reach round each drawing's centre
+    shared = shared_lines(contrast, squares(2 * reach))
+    judges = [lambda side: min(outlined(lines, frame) for frame in squares(side))]
+    if shared is not None:
+        judges.append(lambda side: outlined(shared, Box(reach - side / 2, reach - side / 2, side, side)))
+    for support_of in judges:
+        supports = {side: support_of(side) for side in sides}
+        best = max(supports.values(), default=0.0)
+        if best >= MIN_OUTLINED:
+            return squares(float(np.median([side for side, support in supports.items() if support == best])))
+    return None
 
 
 def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
