@@ -4,7 +4,7 @@ that a sheet's layout is made of (discover.py sorts them into a layout)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -318,17 +318,22 @@ def _frames(lines: np.ndarray, contrast: np.ndarray, drawings: list[Box], avoid:
     sides = [side for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM)
              if not any(_crosses(frame, other) and not other.holds(drawing)
                         for frame, drawing in zip(squares(side), drawings, strict=True) for other in avoid)]
-    reach = FRAME_MAX * widest / 2 + SAME_LINE_MM  # the shared lines' reach round each drawing's centre
-    shared = shared_lines(contrast, squares(2 * reach))
-    judges = [lambda side: min(outlined(lines, frame) for frame in squares(side))]
-    if shared is not None:
-        judges.append(lambda side: outlined(shared, Box(reach - side / 2, reach - side / 2, side, side)))
-    for support_of in judges:
+
+    def best_squares(support_of: Callable[[float], float]) -> list[Box] | None:
         supports = {side: support_of(side) for side in sides}
         best = max(supports.values(), default=0.0)
-        if best >= MIN_OUTLINED:
-            return squares(float(np.median([side for side, support in supports.items() if support == best])))
-    return None
+        if best < MIN_OUTLINED:
+            return None
+        return squares(float(np.median([side for side, support in supports.items() if support == best])))
+
+    own = best_squares(lambda side: min(outlined(lines, frame) for frame in squares(side)))
+    if own:
+        return own
+    reach = FRAME_MAX * widest / 2 + SAME_LINE_MM  # the shared lines' reach round each drawing's centre
+    shared = shared_lines(contrast, squares(2 * reach))
+    if shared is None:
+        return None
+    return best_squares(lambda side: outlined(shared, Box(reach - side / 2, reach - side / 2, side, side)))
 
 
 def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
