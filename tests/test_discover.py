@@ -173,6 +173,33 @@ def test_a_thick_blurred_line_is_one_box():
     assert len(boxes) == 1 and abs(boxes[0].w - 42) < 1.0 and abs(boxes[0].h - 13) < 1.0
 
 
+def test_a_printed_lines_centre_is_measured_to_a_fraction_of_a_pixel():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM, Box, edge_centres, line_contrast
+
+    # a box's top side 0.4 mm wide whose centre lies 30.37 mm down, drawn at 16 times the page's
+    # resolution and reduced (a photo's line lands between pixels)
+    fine = 16
+    page = np.full((int(50 * PAGE_PX_PER_MM) * fine, int(80 * PAGE_PX_PER_MM) * fine), 235, np.uint8)
+    top = 30.37 * PAGE_PX_PER_MM * fine  # page pixel i spans millimetres i / 5 to (i + 1) / 5
+    half = 0.2 * PAGE_PX_PER_MM * fine
+    page[int(round(top - half)) : int(round(top + half)), 10 * fine * 5 : 70 * fine * 5] = 60
+    page = cv2.resize(page, None, fx=1 / fine, fy=1 / fine, interpolation=cv2.INTER_AREA)
+    points = edge_centres(line_contrast(page), [Box(10, 30.37, 60, 10)], "top")
+    assert len(points) > 90 and np.abs(points[:, 1] - (30.37 * PAGE_PX_PER_MM - 0.5)).max() < 0.1
+    # nothing is measured on a side with no line, nor on one off the page
+    assert len(edge_centres(line_contrast(page), [Box(10, 10, 60, 10)], "top")) == 0
+    assert len(edge_centres(line_contrast(page), [Box(10, 45, 60, 10)], "bottom")) == 0
+
+
+def test_a_square_seen_with_its_label_is_left_for_the_square():
+    from sheetscan.reading.icons import unextended
+    from sheetscan.reading.printed import Box
+
+    square, with_label = Box(174.3, 148.9, 19.6, 20.0), Box(173.9, 148.5, 20.4, 24.2)
+    turn, first_sub_box = Box(28, 148, 34, 10), Box(29.5, 149.2, 7, 7.6)  # no side shared but one
+    assert unextended([with_label, square, turn, first_sub_box]) == [square, turn, first_sub_box]
+
+
 def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarray:
     """An upright page with, for each (x, y, size) in mm, three alike ellipse outlines of that
     size round a point, as a bonsai's leaves grow (not in a line)."""
@@ -188,7 +215,8 @@ def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarr
 
 
 def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
-    from sheetscan.reading.printed import Box, ellipses, line_contrast, printed_lines
+    from sheetscan.reading.icons import ellipses
+    from sheetscan.reading.printed import Box, line_contrast, printed_lines
 
     # the bonsai's 14-mm leaves, and a scoring summary's 5-mm icons below them
     lines = printed_lines(line_contrast(_page_with_ellipses([(60, 40, 14), (40, 150, 5)])))
@@ -201,7 +229,8 @@ def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
 
 def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_drawings():
     from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
-    from sheetscan.reading.printed import Box, framed_drawings, line_contrast, printed_boxes, printed_lines
+    from sheetscan.reading.icons import framed_drawings
+    from sheetscan.reading.printed import Box, line_contrast, printed_boxes, printed_lines
 
     # the bonsai's leaves (3 alike ellipses, nearly in a row, no squares) and 4 pond icons in a
     # column: each a drawing in a faint square broken into dashes, the first drawing touching it

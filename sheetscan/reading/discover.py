@@ -19,7 +19,7 @@ reading (every reader scales to its box), only the proportions.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -28,11 +28,12 @@ from sheetscan.design.layout import TURN_PARTS, Region, expand_layout
 from sheetscan.errors import NoSheetError
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, TURNS_PER_SEASON, Season
 from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
-from sheetscan.reading.lens import lens_k, undistorted
+from sheetscan.reading.lens import lens_k, plumb_k, shown_at, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, ellipses,
-                                      framed_drawings, lattice, line_contrast, line_of, outlined, overlaps, printed_boxes,
-                                      printed_lines, shared_lines, union)
+from sheetscan.reading.icons import ellipses, framed_drawings, unextended
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, edge_centres, lattice,
+                                      line_contrast, line_of, outlined, overlaps, printed_boxes, printed_lines,
+                                      shared_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
@@ -44,6 +45,10 @@ PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any s
 PAGE_MARGIN = 0.35
 LIGHT_TABLE_MARGIN = 0.05  # gardens of paper taken to lie past the printed boxes where no side's edge was seen
 MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
+MIN_EDGE_POINTS = 10  # a printed line's side measured at fewer points does not measure the lens
+LENS_REFIT = 0.004  # the page is looked at again where its printed lines measure a lens this much off the garden's
+PAGE_PIXELS_TO_MM = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
+                              [0, 0, 1]])  # the upright page's pixel centres to its millimetres
 SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
     Season.AUTUMN: ("AUTUMN", "FALL", "OTONO", "AUTOMNE", "HERBST", "AUTUNNO"),
     Season.WINTER: ("WINTER", "INVIERNO", "HIVER", "INVERNO"),
@@ -68,6 +73,8 @@ class Discovered:
     page: np.ndarray
     drawn: dict[str, list[Box]]
     lens_k: float = 0.0  # the lens's bend straightened first (lens.py), 0 where none was
+    turn: int = 0  # quarter turns from the photo to the upright page
+    page_to_photo: np.ndarray | None = None  # (3, 3) the page's pixels to those of the photo straightened
 
 
 def _words(text: str) -> str:
@@ -148,10 +155,8 @@ def _upright_page(gray: np.ndarray, garden_to_photo: np.ndarray, bounds, turn: i
     w, h = (x1 - x0, y1 - y0) if turn % 2 == 0 else (y1 - y0, x1 - x0)
     upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     to_garden = cv2.getPerspectiveTransform(upright, np.roll(corners, -turn, axis=0))
-    pixels = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
-                       [0, 0, 1]])
     size = (int(round(w * PAGE_PX_PER_MM)), int(round(h * PAGE_PX_PER_MM)))
-    page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ pixels, size,
+    page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ PAGE_PIXELS_TO_MM, size,
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
     return to_garden, page
 
@@ -256,23 +261,69 @@ def _season_labels(rows: list[list[Box]], words: list[tuple[str, Box]]) -> tuple
 
 def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layout found in a photo") -> Discovered:
     """The layout of the sheet in the photo ``gray``; NoSheetError if it holds no garden grid.
-    The photo is first straightened of its lens's bend, as the garden's grid measures it: the
-    boxes far from the garden would lie where the lens put them."""
-    garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
-    k = lens_k(gray, lambda image: _garden_crossings(image, garden))
+    The photo is first straightened of its lens's bend as the garden's grid measures it, then
+    as the page's long printed lines found measure it, and looked at again where that differs
+    by over LENS_REFIT: the garden alone may not show a lens that puts the boxes far from it
+    millimetres from where they are (a pad's scoring row 3.2 mm)."""
+    _, garden, _ = _find_garden(gray, cell_mm)
+    found = _discovered(gray, lens_k(gray, lambda image: _garden_crossings(image, garden)), cell_mm, name)
+    size = (gray.shape[1], gray.shape[0])
+    edges = [shown_at(points, found.lens_k, size) for points in _printed_edges(found)]
+    k = plumb_k(edges, size, found.lens_k)
+    if k is None or abs(k - found.lens_k) <= LENS_REFIT:
+        return found
+    again = _discovered(gray, k, cell_mm, name, found.turn)
+    return again if len(again.missing) <= len(found.missing) else found
+
+
+def _discovered(gray: np.ndarray, k: float, cell_mm: float, name: str, turn: int | None = None) -> Discovered:
+    """The layout found in the photo ``gray`` straightened of a lens of parameter ``k``, its page
+    turned ``turn`` quarter turns (the way its printed words read where None)."""
     if k:
         gray = undistorted(gray, k)
-        garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
+    garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
     # a page drawn much coarser than the photo would alias its thin lines
     gray, shrink = shrunk(gray, max(gray.shape) * 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
-    garden_to_photo = pixel_scaling(shrink) @ garden_to_photo
-    turn, to_garden, page, words = _upright(gray, garden_to_photo, _page_bounds(gray, garden_to_photo, garden))
+    full_to_shrunk = pixel_scaling(shrink)
+    garden_to_photo = full_to_shrunk @ garden_to_photo
+    bounds = _page_bounds(gray, garden_to_photo, garden)
+    if turn is None:
+        turn, to_garden, page, words = _upright(gray, garden_to_photo, bounds)
+    else:
+        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
+        words = read_words(page)
     found = _found_on_page(page, words, to_garden, garden, border_mm, cell_mm, name, k)
     bounds = _printed_bounds(found, to_garden, cell_mm)
-    if bounds is None:
-        return found
-    to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
-    return _found_on_page(page, read_words(page), to_garden, garden, border_mm, cell_mm, name, k)
+    if bounds is not None:
+        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
+        found = _found_on_page(page, read_words(page), to_garden, garden, border_mm, cell_mm, name, k)
+    page_to_photo = np.linalg.inv(full_to_shrunk) @ garden_to_photo @ to_garden @ PAGE_PIXELS_TO_MM
+    return replace(found, turn=turn, page_to_photo=page_to_photo)
+
+
+def _printed_edges(found: Discovered) -> list[np.ndarray]:
+    """Points along the long printed straight lines of the page found, in the pixels of its photo
+    as straightened (``found.page_to_photo``): the garden's inner lines, and the sides along
+    each row (or column) of boxes: the turn boxes' rows and columns, the scoring boxes, the
+    pond icons, the name box."""
+    contrast = line_contrast(found.page)
+    grid = found.drawn["garden"][0]
+    side = grid.w / GRID_SIZE
+    cells = [[Box(grid.x + column * side, grid.y + row * side, side, side) for column in range(GRID_SIZE)]
+             for row in range(GRID_SIZE)]
+    lines = [edge_centres(contrast, cells[row], "top") for row in range(1, GRID_SIZE)]
+    lines += [edge_centres(contrast, [cells[row][column] for row in range(GRID_SIZE)], "left")
+              for column in range(1, GRID_SIZE)]
+    turns = found.drawn["turn"]
+    groups = [turns[i : i + TURNS_PER_SEASON] for i in range(0, len(turns), TURNS_PER_SEASON)]
+    groups += [turns[i :: TURNS_PER_SEASON] for i in range(TURNS_PER_SEASON)] if turns else []
+    groups += [found.drawn[kind] for kind in ("score", "pond_icon", "name") if found.drawn[kind]]
+    for group in groups:
+        centres = np.array([box.centre for box in group])
+        across = np.ptp(centres[:, 0]) >= np.ptp(centres[:, 1]) if len(group) > 1 else group[0].w >= group[0].h
+        lines += [edge_centres(contrast, group, edge) for edge in (("top", "bottom") if across else ("left", "right"))]
+    return [cv2.perspectiveTransform(points.reshape(-1, 1, 2), found.page_to_photo).reshape(-1, 2)
+            for points in lines if len(points) >= MIN_EDGE_POINTS]
 
 
 def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np.ndarray, garden: Region,
@@ -293,7 +344,8 @@ def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np
     scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
     drawn["score"] = scoring or []
     rest = [b for b in rest if not any(overlaps(b, score) for score in drawn["score"])]
-    icons = (line_of([b for b in rest if 0.8 < b.w / b.h < 1.25], len(Season), lines, avoid=boxes + (scoring or []))
+    icons = (line_of([b for b in unextended(rest) if 0.8 < b.w / b.h < 1.25], len(Season), lines,
+                     avoid=boxes + (scoring or []))
              or framed_drawings(lines, contrast, cell_mm, len(Season), avoid=[grid, *boxes]))
     drawn["pond_icon"] = icons or []
     rest = [b for b in rest if b not in drawn["pond_icon"]]

@@ -1,10 +1,11 @@
-"""Printed boxes on an upright page: the rectangles, ellipses and regular arrangements of them
-that a sheet's layout is made of (discover.py sorts them into a layout)."""
+"""Printed boxes on an upright page: the rectangles and regular arrangements of them that a
+sheet's layout is made of, and the centres of their lines (discover.py sorts them into a
+layout; icons.py finds the leaves and pond icons)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -28,8 +29,9 @@ SHARED_CONTRAST = 0.5
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
 MIN_SEEN = 0.5  # share of a row of boxes that must be seen as rectangles for the rest to be put back
-FRAME_GAP_MM = 0.5  # a pond icon's square lies at least this far outside its drawing,
-FRAME_MAX = 2.0  # and is at most this many times as wide
+EDGE_STEP_MM = 0.6  # a printed line's centre is measured this often along it,
+EDGE_END_MM = 1.5  # this far at least from a box's corners (the crossing line would pull it),
+EDGE_REACH_MM = 0.8  # within this much either side of where its box puts it (a sub-box's line lies 1.2 mm inside)
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
     edges: a closed outer edge takes in a label that touches its box, and makes a box of both."""
     found = _rectangles(lines)
     closed = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    found += [box for box in _rectangles(closed, inner_only=True) if not any(_crosses(box, seen) for seen in found)]
+    found += [box for box in _rectangles(closed, inner_only=True) if not any(crosses(box, seen) for seen in found)]
     merged: list[list[Box]] = []
     for box in sorted(found, key=lambda b: (b.x, b.y)):
         for group in merged:
@@ -124,6 +126,35 @@ def _rectangles(lines: np.ndarray, inner_only: bool = False) -> list[Box]:
             continue
         found.append(Box((x + 0.5) * s, (y + 0.5) * s, (w - 1) * s, (h - 1) * s))
     return found
+
+
+def edge_centres(contrast: np.ndarray, boxes: list[Box], side: str) -> np.ndarray:
+    """(n, 2) page pixels along the centre of the printed line on ``side`` ("top", "bottom",
+    "left" or "right") of each of ``boxes``, measured to a fraction of a pixel in the page's line
+    ``contrast`` (line_contrast): where the line is darker than half its darkest, its weighted
+    middle. Places where nothing darker than LINE_CONTRAST lies near the side are left out."""
+    reach = int(round(EDGE_REACH_MM * PAGE_PX_PER_MM))
+    offsets = np.arange(-reach, reach + 1)
+    along_rows = side in ("top", "bottom")
+    image = contrast if along_rows else contrast.T
+    points = []
+    for box in boxes:
+        start, length, across = (box.x, box.w, box.y) if along_rows else (box.y, box.h, box.x)
+        across += (box.h if side == "bottom" else box.w if side == "right" else 0.0)
+        middle = int(round(across * PAGE_PX_PER_MM - 0.5))
+        if middle - reach < 0 or middle + reach >= image.shape[0]:
+            continue
+        for at in np.arange(start + EDGE_END_MM, start + length - EDGE_END_MM, EDGE_STEP_MM):
+            column = int(round(at * PAGE_PX_PER_MM - 0.5))
+            if not 0 <= column < image.shape[1]:
+                continue
+            profile = image[middle - reach : middle + reach + 1, column].astype(np.float64)
+            if profile.max() <= LINE_CONTRAST:
+                continue
+            weight = np.clip(profile - profile.max() / 2, 0, None)
+            centre = middle + float(weight @ offsets / weight.sum())
+            points.append((column, centre) if along_rows else (centre, column))
+    return np.array(points, np.float64).reshape(-1, 2)
 
 
 def alike(boxes: list[Box], like: Box) -> list[Box]:
@@ -174,7 +205,7 @@ def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.nda
         return None
     y, w, h = np.mean([[b.y, b.w, b.h] for b in row], axis=0)
     missing = [Box(float(lefts[k]), float(y), float(w), float(h)) for k in range(len(lefts)) if k not in seen]
-    if any(outlined(lines, box) < MIN_OUTLINED or any(_crosses(box, other) for other in boxes) for box in missing):
+    if any(outlined(lines, box) < MIN_OUTLINED or any(crosses(box, other) for other in boxes) for box in missing):
         return None
     return sorted([*row, *missing], key=lambda b: b.x)
 
@@ -270,104 +301,7 @@ def columns(boxes: list[Box]) -> list[list[Box]]:
     return [[Box(b.y, b.x, b.h, b.w) for b in row] for row in rows(transposed)]
 
 
-def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
-    """Three alike ellipse outlines close together, not in a line (the bonsai's leaves), in an
-    upright page's ``lines`` outside the boxes ``avoid`` (the garden, where a player draws rocks;
-    the pond icons), as squares around them: of several such, the largest (the scoring
-    summary's icons are small)."""
-    shapes = _ellipse_squares(lines, cell_mm, avoid)
-    leaves, size = [], 0.0
-    for first in shapes:
-        near = [b for b in alike(shapes, first)
-                if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
-        if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
-            leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
-    return leaves
-
-
-def framed_drawings(lines: np.ndarray, contrast: np.ndarray, cell_mm: float, count: int,
-                    avoid: list[Box]) -> list[Box] | None:
-    """``count`` alike round drawings in a row or a column at an even step (the pond icons'),
-    outside ``avoid``, each as the square outline around it: a faint grey square breaks into
-    dashes that no rectangle is found in, and its drawing may touch it. The drawings are found
-    in the page's ``lines``, their squares in those lines or in its line ``contrast`` (_frames)."""
-    # a drawing that touches its square is no ellipse: one may be put back by its neighbours'
-    # step, judged by its square, not by an outline of its own (hence lines everywhere here)
-    everywhere = np.full_like(lines, 255)
-    judged = set()  # lines_of meets a line once for each of its drawings' sizes
-    for drawings in lines_of(_ellipse_squares(lines, cell_mm, avoid), count, everywhere, [], (count - 1) / count):
-        key = tuple(np.round([b.centre for b in drawings], 1).ravel())
-        frames = None if key in judged else _frames(lines, contrast, drawings, avoid)
-        if frames:
-            return frames
-        judged.add(key)
-    return None
-
-
-def _frames(lines: np.ndarray, contrast: np.ndarray, drawings: list[Box], avoid: list[Box]) -> list[Box] | None:
-    """The squares around ``drawings`` (one size for all, crossing none of ``avoid`` but those
-    that hold their drawing) that the printed ``lines`` outline best round each drawing, or else
-    the lines all of them share (shared_lines of the page's ``contrast``: a faint square broken
-    at other places round each), at least MIN_OUTLINED; the middle size of those (a line is met
-    within SAME_LINE_MM, so a few sizes meet it). None where none is."""
-    def squares(side: float) -> list[Box]:
-        return [Box(b.centre[0] - side / 2, b.centre[1] - side / 2, side, side) for b in drawings]
-
-    widest = max(b.w for b in drawings)
-    # a box that holds the drawing is its square seen with the label that touches it
-    sides = [side for side in np.arange(widest + FRAME_GAP_MM, FRAME_MAX * widest, 1 / PAGE_PX_PER_MM)
-             if not any(_crosses(frame, other) and not other.holds(drawing)
-                        for frame, drawing in zip(squares(side), drawings, strict=True) for other in avoid)]
-
-    def best_squares(support_of: Callable[[float], float]) -> list[Box] | None:
-        supports = {side: support_of(side) for side in sides}
-        best = max(supports.values(), default=0.0)
-        if best < MIN_OUTLINED:
-            return None
-        return squares(float(np.median([side for side, support in supports.items() if support == best])))
-
-    own = best_squares(lambda side: min(outlined(lines, frame) for frame in squares(side)))
-    if own:
-        return own
-    reach = FRAME_MAX * widest / 2 + SAME_LINE_MM  # the shared lines' reach round each drawing's centre
-    shared = shared_lines(contrast, squares(2 * reach))
-    if shared is None:
-        return None
-    return best_squares(lambda side: outlined(shared, Box(reach - side / 2, reach - side / 2, side, side)))
-
-
-def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
-    """The ellipse outlines in ``lines`` from 0.15 to 1.2 cells of ``cell_mm`` long, as squares
-    around them, outside the boxes ``avoid``."""
-    contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    s = 1 / PAGE_PX_PER_MM
-    shapes = []
-    for contour in contours:
-        if len(contour) < 8:
-            continue
-        (cx, cy), axes, _ = cv2.fitEllipse(contour)
-        major, minor = max(axes) * s, min(axes) * s
-        area = cv2.contourArea(contour) * s * s
-        if not 0.15 * cell_mm <= major <= 1.2 * cell_mm or minor < 0.3 * major:
-            continue
-        if abs(area / (np.pi * major * minor / 4) - 1) > 0.15:
-            continue
-        shape = Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major)
-        if not any(overlaps(shape, box) for box in avoid):
-            shapes.append(shape)
-    return shapes
-
-
-def _in_a_line(boxes: list[Box]) -> bool:
-    """Whether three boxes' centres lie on one line (icons in a row or a column, not leaves,
-    which grow round a tree)."""
-    (ax, ay), (bx, by), (cx, cy) = (b.centre for b in boxes)
-    twice_area = abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay))
-    longest = max(np.hypot(bx - ax, by - ay), np.hypot(cx - ax, cy - ay), np.hypot(cx - bx, cy - by))
-    return twice_area / max(longest, 1e-9) < 0.15 * longest
-
-
-def _crosses(a: Box, b: Box) -> bool:
+def crosses(a: Box, b: Box) -> bool:
     """Whether two boxes overlap with neither holding the other."""
     return overlaps(a, b) and not a.holds(b) and not b.holds(a)
 

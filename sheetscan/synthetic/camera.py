@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from sheetscan.names import CAMERA_LEVELS
-from sheetscan.reading.lens import field_points, shown_at, upsampled
+from sheetscan.reading.lens import field_points, shown_at, straightened, upsampled
 
 FIELD_STEP = 8  # coarse fields (lens maps, light, texture) are computed every FIELD_STEP pixels
 ASPECT = 4 / 3
@@ -111,12 +111,10 @@ class Lens:
 
     def __init__(self, size: tuple[int, int], k: float):
         self.center = np.array(size, float) / 2
-        self.radius2 = float(self.center @ self.center)
         self.k = k
 
     def undistort(self, q: np.ndarray) -> np.ndarray:
-        d = q - self.center
-        return self.center + d * (1 + self.k * (d * d).sum(axis=-1, keepdims=True) / self.radius2)
+        return straightened(q, self.k, tuple(2 * self.center))
 
     def distort(self, p: np.ndarray, iterations: int = 8) -> np.ndarray:
         return shown_at(p, self.k, tuple(2 * self.center), iterations)
