@@ -143,14 +143,17 @@ def test_a_long_box_bent_by_the_lens_is_still_a_box_and_a_square_blob_is_not():
 
 
 @pytest.mark.parametrize("design, index, kinds", [("pad", 0, ("turn", "turn_part")), ("pad", 4, ("turn", "turn_part")),
-                                                  ("print-and-play", 0, ("pond_icon",))])
+                                                  ("print-and-play", 0, ("pond_icon",)),
+                                                  ("print-and-play", 1, ("turn", "turn_part"))])
 def test_a_blurred_blank_phone_photo_gives_the_designs_layout(design, index, kinds, tmp_path):
     """Blank phone photos of seed 3: on the pad's photo 0 the sub-boxes' faint grey outlines
     break up in every turn box (found in the median of the boxes' line contrast); on its photo 4
     a turn box's thick line, blurred, has edges 3.2 mm apart in length (one box,
     printed.MAX_LINE_MM); on the print-and-play sheet's photo 0 the pond icons' faint squares
     break up in each icon (found in the median around their drawings) and the first is seen as a
-    box with the label that touches it. Before, none gave a whole layout."""
+    box with the label that touches it; on its photo 1 the sub-boxes' faint sides break into
+    dashes even in the median of the 12 turn boxes (found with its gaps closed over 1 mm,
+    printed.SHARED_CLOSE_MM). Before, none gave a whole layout."""
     from sheetscan.reading.discover import discover_layout
     from sheetscan.reading.photo import load_photo
 
@@ -198,6 +201,22 @@ def test_a_square_seen_with_its_label_is_left_for_the_square():
     square, with_label = Box(174.3, 148.9, 19.6, 20.0), Box(173.9, 148.5, 20.4, 24.2)
     turn, first_sub_box = Box(28, 148, 34, 10), Box(29.5, 149.2, 7, 7.6)  # no side shared but one
     assert unextended([with_label, square, turn, first_sub_box]) == [square, turn, first_sub_box]
+
+
+def test_sub_boxes_whose_dashed_sides_touch_their_box_are_found_with_the_gaps_closed():
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import SHARED_CLOSE_MM, closed_rectangles, printed_boxes
+
+    mask = np.zeros((int(20 * scale), int(40 * scale)), np.uint8)
+    cv2.rectangle(mask, (int(2 * scale), int(2 * scale)), (int(37 * scale), int(17 * scale)), 255, 2)  # the turn box
+    for left, right in ((2, 11), (12, 21), (24, 37)):  # the sub-boxes, the first's and last's sides on the box's
+        cv2.rectangle(mask, (int(left * scale), int(4 * scale)), (int(right * scale), int(15 * scale)), 255, 1)
+    mask[:, int(7 * scale) : int(7 * scale) + 3] = 0  # dashes: 3-pixel gaps across every side
+    mask[int(9 * scale) : int(9 * scale) + 3, :] = 0
+    mask[:, int(30 * scale) : int(30 * scale) + 3] = 0
+    assert not [b for b in printed_boxes(mask) if b.h < 14]
+    subs = sorted((b for b in closed_rectangles(mask, SHARED_CLOSE_MM) if b.h < 14), key=lambda b: b.x)
+    assert [(round(b.x), round(b.w)) for b in subs] == [(2, 9), (12, 9), (24, 13)]
 
 
 def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarray:

@@ -31,8 +31,8 @@ from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, plumb_k, shown_at, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.icons import ellipses, framed_drawings, unextended
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, Box, edge_centres, lattice,
-                                      line_contrast, line_of, outlined, overlaps, printed_boxes, printed_lines,
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, Box, closed_rectangles,
+                                      edge_centres, lattice, line_contrast, line_of, outlined, overlaps, printed_boxes, printed_lines,
                                       shared_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
@@ -224,13 +224,22 @@ def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray, contrast: 
     to right. Where the printed ``lines`` show a sub-box: the ``boxes`` seen inside the turn
     boxes, and the rectangles drawn by the median of the boxes' line ``contrast`` (what the
     boxes share is printed; a filled sheet's digits, which touch the sub-boxes' outlines in
-    nearly every box, differ from box to box). Their centres fall into as many clusters across as
-    there are sub-boxes (split at the widest gaps), each outlined by the lines in a few turn
-    boxes at least. None if they do not."""
-    turn_w, turn_h = turns[0].w, turns[0].h
+    nearly every box, differ from box to box), its gaps closed over SHARED_CLOSE_MM where
+    nothing else places them. None if nothing does (_placed)."""
     seen = [Box(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes if turn.holds(b)]
     shared = shared_lines(contrast, turns)
-    seen += printed_boxes(shared) if shared is not None else []
+    if shared is None:
+        return _placed(seen, turns, lines)
+    return _placed(seen + printed_boxes(shared), turns, lines) or _placed(
+        seen + closed_rectangles(shared, SHARED_CLOSE_MM), turns, lines)
+
+
+def _placed(seen: list[Box], turns: list[Box], lines: np.ndarray) -> list[Box] | None:
+    """The sub-boxes among the boxes ``seen`` in the turn boxes ``turns`` (relative to them):
+    their centres fall into as many clusters across as there are sub-boxes (split at the
+    widest gaps), each outlined by the printed ``lines`` in a few turn boxes at least. None if
+    they do not."""
+    turn_w, turn_h = turns[0].w, turns[0].h
     found = sorted((b for b in seen if b.h >= 0.5 * turn_h and b.w < 0.9 * turn_w), key=lambda b: b.centre[0])
     if len(found) < len(TURN_PARTS):
         return None

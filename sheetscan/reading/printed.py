@@ -26,6 +26,11 @@ MAX_LINE_MM = 2.0
 # up in each box (the turn boxes' sub-boxes on 3 blank pad phone photos of 12, seed 3), and the
 # median of several is far steadier than one
 SHARED_CONTRAST = 0.5
+CLOSE_MM = 0.6  # a faint outline's gaps are closed over this (3 pixels: its one-pixel gaps)
+# where that leaves no sub-boxes, the median of the turn boxes is closed over this (its faint
+# sides still break into dashes on blurred photos; a sub-box's side joins its neighbour's, which
+# costs nothing: the holes are the sub-boxes)
+SHARED_CLOSE_MM = 1.0
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
 MIN_SEEN = 0.5  # share of a row of boxes that must be seen as rectangles for the rest to be put back
@@ -88,11 +93,9 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
     """Every printed rectangle in an upright page's ``lines`` (printed_lines), each printed
     line's two edges merged. A faint outline's one-pixel gaps are then closed and the inner
     edges of the closed outlines that cross no box seen already are added (a pond icon's or a
-    sub-box's grey outline in shadow: 2 blank print-and-play phone photos of 12). Only inner
-    edges: a closed outer edge takes in a label that touches its box, and makes a box of both."""
+    sub-box's grey outline in shadow: 2 blank print-and-play phone photos of 12)."""
     found = _rectangles(lines)
-    closed = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    found += [box for box in _rectangles(closed, inner_only=True) if not any(crosses(box, seen) for seen in found)]
+    found += [box for box in closed_rectangles(lines, CLOSE_MM) if not any(crosses(box, seen) for seen in found)]
     merged: list[list[Box]] = []
     for box in sorted(found, key=lambda b: (b.x, b.y)):
         for group in merged:
@@ -106,6 +109,14 @@ def printed_boxes(lines: np.ndarray) -> list[Box]:
         else:
             merged.append([box])
     return [Box(*np.mean([[b.x, b.y, b.w, b.h] for b in group], axis=0)) for group in merged]
+
+
+def closed_rectangles(lines: np.ndarray, close_mm: float) -> list[Box]:
+    """The rectangles inside the outlines of ``lines`` closed over ``close_mm`` (their gaps
+    filled). Only inner edges: a closed outer edge takes in a label that touches its box, and
+    makes a box of both."""
+    side = int(round(close_mm * PAGE_PX_PER_MM))
+    return _rectangles(cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones((side, side), np.uint8)), inner_only=True)
 
 
 def _rectangles(lines: np.ndarray, inner_only: bool = False) -> list[Box]:
