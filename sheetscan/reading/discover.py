@@ -274,8 +274,9 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     as the page's long printed lines found measure it, and looked at again where that differs
     by over LENS_REFIT: the garden alone may not show a lens that puts the boxes far from it
     millimetres from where they are (a pad's scoring row 3.2 mm)."""
-    _, garden, _ = _find_garden(gray, cell_mm)
-    found = _discovered(gray, lens_k(gray, lambda image: _garden_crossings(image, garden)), cell_mm, name)
+    as_it_is = _find_garden(gray, cell_mm)
+    k = lens_k(gray, lambda image: _garden_crossings(image, as_it_is[1]))
+    found = _discovered(gray, k, cell_mm, name, garden_fit=None if k else as_it_is)
     size = (gray.shape[1], gray.shape[0])
     edges = [shown_at(points, found.lens_k, size) for points in _printed_edges(found)]
     k = plumb_k(edges, size, found.lens_k)
@@ -285,12 +286,14 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     return again if len(again.missing) <= len(found.missing) else found
 
 
-def _discovered(gray: np.ndarray, k: float, cell_mm: float, name: str, turn: int | None = None) -> Discovered:
+def _discovered(gray: np.ndarray, k: float, cell_mm: float, name: str, turn: int | None = None,
+                garden_fit: tuple[np.ndarray, Region, float] | None = None) -> Discovered:
     """The layout found in the photo ``gray`` straightened of a lens of parameter ``k``, its page
-    turned ``turn`` quarter turns (the way its printed words read where None)."""
+    turned ``turn`` quarter turns (the way its printed words read where None); ``garden_fit`` is
+    _find_garden's on the photo so straightened, where known already."""
     if k:
         gray = undistorted(gray, k)
-    garden_to_photo, garden, border_mm = _find_garden(gray, cell_mm)
+    garden_to_photo, garden, border_mm = garden_fit or _find_garden(gray, cell_mm)
     # a page drawn much coarser than the photo would alias its thin lines
     gray, shrink = shrunk(gray, max(gray.shape) * 2 * PAGE_PX_PER_MM / scale_at(garden_to_photo, garden.center))
     full_to_shrunk = pixel_scaling(shrink)
