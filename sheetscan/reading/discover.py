@@ -31,9 +31,9 @@ from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, plumb_k, shown_at, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.icons import ellipses, framed_drawings, unextended
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, Box, closed_rectangles,
-                                      edge_centres, lattice, line_contrast, line_of, outlined, overlaps, printed_boxes, printed_lines,
-                                      shared_lines, union)
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, Box,
+                                      closed_rectangles, edge_centres, lattice, line_contrast, line_of, outlined,
+                                      overlaps, printed_boxes, printed_lines, shared_lines, union)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
