@@ -144,7 +144,8 @@ def test_a_long_box_bent_by_the_lens_is_still_a_box_and_a_square_blob_is_not():
 
 @pytest.mark.parametrize("design, index, kinds", [("pad", 0, ("turn", "turn_part")), ("pad", 4, ("turn", "turn_part")),
                                                   ("print-and-play", 0, ("pond_icon",)),
-                                                  ("print-and-play", 1, ("turn", "turn_part"))])
+                                                  ("print-and-play", 1, ("turn", "turn_part")),
+                                                  ("print-and-play", 4, CHECKED_KINDS)])
 def test_a_blurred_blank_phone_photo_gives_the_designs_layout(design, index, kinds, tmp_path):
     """Blank phone photos of seed 3: on the pad's photo 0 the sub-boxes' faint grey outlines
     break up in every turn box (found in the median of the boxes' line contrast); on its photo 4
@@ -153,7 +154,8 @@ def test_a_blurred_blank_phone_photo_gives_the_designs_layout(design, index, kin
     break up in each icon (found in the median around their drawings) and the first is seen as a
     box with the label that touches it; on its photo 1 the sub-boxes' faint sides break into
     dashes even in the median of the 12 turn boxes (found with its gaps closed over 1 mm,
-    printed.SHARED_CLOSE_MM). Before, none gave a whole layout."""
+    printed.SHARED_CLOSE_MM); on its photo 4 no printed word reads any way up, and the garden's
+    numbers tell the way up (upright.numbered_sides). Before, none gave a whole layout."""
     from sheetscan.reading.discover import discover_layout
     from sheetscan.reading.photo import load_photo
 
@@ -341,6 +343,69 @@ def test_a_row_missing_one_box_has_it_put_back_where_the_lines_outline_it():
     x, y = int(grid[2][0].x * scale), int(grid[2][0].y * scale)
     lines[y - 5 : y + int(12 * scale) + 5, x - 5 : x + int(42 * scale) + 5] = 0
     assert lattice(seen, 4, 3, lines) is None
+
+
+def test_a_lattice_with_one_whole_row_is_completed_where_each_column_is_seen_twice():
+    """A filled sheet's digits touch most turn boxes' outlines: rows of 3, 2, 2 and 2 boxes seen
+    (print-and-play filled seed 3, photo 6). Every column is seen in two rows or more, so each
+    missing box has a place; a column seen in one row only gives none."""
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import Box, lattice
+
+    grid = [[Box(10 + 35 * column, 20 + 16 * row, 33, 14) for column in range(3)] for row in range(4)]
+    lines = np.zeros((int(100 * scale), int(130 * scale)), np.uint8)
+    for box in (box for row in grid for box in row):
+        cv2.rectangle(lines, (int(box.x * scale), int(box.y * scale)),
+                      (int((box.x + box.w) * scale), int((box.y + box.h) * scale)), 255, 2)
+    seen = [*grid[0], grid[1][0], grid[1][2], grid[2][0], grid[2][2], grid[3][0], grid[3][1]]
+    found = lattice(seen, 4, 3, lines)
+    assert found is not None
+    assert all(abs(a.x - b.x) < 0.5 and abs(a.y - b.y) < 0.5 for row, truth in zip(found, grid) for a, b in zip(row, truth))
+    # the middle column seen in the first row alone
+    assert lattice([box for box in seen if box is not grid[3][1]], 4, 3, lines) is None
+
+
+def test_sub_boxes_are_not_placed_on_one_another_where_one_is_seen_nowhere():
+    """Where no turn box shows its first sub-box, the widest gaps between the others' boxes split
+    one sub-box's boxes in two: two sub-boxes placed on one another, a layout 9 mm off (the
+    held-out design's filled phone photo 6, seeds 1 and 3). None are placed instead."""
+    from sheetscan.reading.discover import _placed
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import Box
+
+    turns = [Box(10 + 35 * column, 20, 30, 13) for column in range(3)]
+    lines = np.zeros((int(50 * scale), int(120 * scale)), np.uint8)
+    subs = [Box(1.5, 1.5, 7.5, 10), Box(10, 1.5, 7.5, 10), Box(20, 1.5, 8.5, 10)]
+    for turn in turns:
+        for sub in subs:
+            cv2.rectangle(lines, (int((turn.x + sub.x) * scale), int((turn.y + sub.y) * scale)),
+                          (int((turn.x + sub.x + sub.w) * scale), int((turn.y + sub.y + sub.h) * scale)), 255, 2)
+    everywhere = [Box(sub.x + 0.1 * k, sub.y, sub.w, sub.h) for k in range(3) for sub in subs]
+    assert [round(b.x) for b in _placed(everywhere, turns, lines)] == [2, 10, 20]
+    seen = [Box(sub.x + 0.2 * k, sub.y, sub.w, sub.h) for k in range(3) for sub in subs[1:]]
+    assert _placed(seen, turns, lines) is None
+
+
+def test_the_gardens_numbers_tell_which_sides_of_it_they_stand_on():
+    """The way up of a page whose words no reader reads (print-and-play blank seed 3, photo 4):
+    the row numbers stand left of the garden and the column numbers above it. A line of text
+    beside a side (the pad's legend) is no row of numbers."""
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import Box
+    from sheetscan.reading.upright import numbered_sides
+
+    page = np.full((int(200 * scale), int(200 * scale)), 230, np.uint8)
+    garden = Box(50, 50, 120, 120)
+    cv2.rectangle(page, (int(50 * scale), int(50 * scale)), (int(170 * scale), int(170 * scale)), 40, 5)
+    for k in range(6):
+        middle = 50 + 20 * k + 10
+        cv2.putText(page, str(k + 1), (int((middle - 1.5) * scale), int(45 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 40, 2)
+        cv2.putText(page, str(k + 1), (int(42 * scale), int((middle + 1.5) * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 40, 2)
+    assert numbered_sides(page, garden) == {"top", "left"}
+    assert numbered_sides(np.ascontiguousarray(page[::-1, ::-1]), Box(30, 30, 120, 120)) == {"bottom", "right"}
+    cv2.putText(page, "a legend beside the garden's foot", (int(50 * scale), int(176 * scale)),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.8, 40, 2)
+    assert numbered_sides(page, garden) == {"top", "left"}
 
 
 def test_a_row_of_boxes_seen_with_what_touches_them_is_put_back_and_no_side_off_the_page_is_outlined():

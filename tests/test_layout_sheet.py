@@ -31,6 +31,8 @@ def test_layout_has_every_region_the_readers_need():
         (lambda d: d["markers"]["corners"][1].update(id=0), "distinct ids"),
         (lambda d: d.pop("turns"), "missing or has a malformed member"),
         (lambda d: d["scoring"]["categories"].reverse(), "scoring categories"),
+        (lambda d: d["turns"]["sub_boxes"]["first"].update(x=d["turns"]["sub_boxes"]["second"]["x"]), "on one another"),
+        (lambda d: d["turns"]["sub_boxes"]["location"].update(x=d["turns"]["box_w"] + 1), "outside turn_0"),
     ],
 )
 def test_a_broken_layout_is_refused(change, problem):

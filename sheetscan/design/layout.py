@@ -190,10 +190,23 @@ def validate_layout(layout: Layout, categories: list[str]) -> None:
         for second in ink_boxes[i + 1 :]:
             if _overlap(first, second):
                 raise LayoutError(f"regions {first.name} and {second.name} overlap")
+    for index, turn in enumerate(layout.of_kind("turn")):
+        parts = [layout.turn_part(index, part) for part in TURN_PARTS]
+        for part in parts:
+            if not _holds_centre(turn, part):
+                raise LayoutError(f"sub-box {part.name} lies outside {turn.name}")
+            if any(other is not part and _holds_centre(other, part) for other in parts):
+                raise LayoutError(f"sub-boxes of {turn.name} lie on one another ({part.name})")
     for marker in layout.of_kind("marker"):
         for box in ink_boxes:
             if _overlap(marker, box):
                 raise LayoutError(f"marker {marker.name} overlaps {box.name}")
+
+
+def _holds_centre(a: Region, b: Region) -> bool:
+    """Whether ``b``'s centre lies inside ``a`` (boxes found by a line's either edge may overlap
+    by its width, never by half a box)."""
+    return a.x <= b.x + b.w / 2 <= a.x + a.w and a.y <= b.y + b.h / 2 <= a.y + a.h
 
 
 def _overlap(a: Region, b: Region) -> bool:

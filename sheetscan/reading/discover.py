@@ -3,7 +3,8 @@
 1. The garden: the largest candidate outline (grid.py) whose 14 lines are all found.
 2. The page: the paper around the garden, in the garden's frame.
 3. The way up: the page's printed words (Tesseract), read with the page turned each of 4 ways;
-   the way that reads most of the game's words wins.
+   the way that reads most of the game's words wins. Where none reads (a blurred photo), the
+   way that puts the garden's numbers left of it and above it (upright.py).
 4. The boxes, on the upright page: every printed rectangle (the two edges of a printed line
    merged into its centre), sorted by size and arrangement into the 12 turn boxes (4 rows of 3,
    a row per season, in the order their labels read) with their 3 sub-boxes, the 9 scoring
@@ -18,7 +19,6 @@ reading (every reader scales to its box), only the proportions.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, replace
 
 import cv2
@@ -34,6 +34,8 @@ from sheetscan.reading.icons import ellipses, framed_drawings, unextended
 from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, Box,
                                       closed_rectangles, edge_centres, lattice, line_contrast, line_of, outlined,
                                       overlaps, printed_boxes, printed_lines, shared_lines, union)
+from sheetscan.reading.upright import (PAGE_PIXELS_TO_MM, SEASON_WORDS, garden_on_page, read_words, upright,
+                                       upright_page)
 
 CANDIDATES_TRIED = 12  # garden outlines tried, the grid-like first
 PAGE_SEARCH_LONG_SIDE = 1000  # the paper around the garden is looked for on a copy this size
@@ -44,20 +46,9 @@ PAGE_REACH = 3.0  # gardens: how far the page may reach from the garden on any s
 # too small costs little (its corners lie on the paper), one too large a table's other sheets
 PAGE_MARGIN = 0.35
 LIGHT_TABLE_MARGIN = 0.05  # gardens of paper taken to lie past the printed boxes where no side's edge was seen
-MIN_OCR_CONFIDENCE = 40  # Tesseract's confidence (0-100) below which a word is not counted
 MIN_EDGE_POINTS = 10  # a printed line's side measured at fewer points does not measure the lens
+WAY_UP = "which way up the page is (no printed word of the game read, nor the garden's numbers seen)"
 LENS_REFIT = 0.004  # the page is looked at again where its printed lines measure a lens this much off the garden's
-PAGE_PIXELS_TO_MM = np.array([[1 / PAGE_PX_PER_MM, 0, 0.5 / PAGE_PX_PER_MM], [0, 1 / PAGE_PX_PER_MM, 0.5 / PAGE_PX_PER_MM],
-                              [0, 0, 1]])  # the upright page's pixel centres to its millimetres
-SEASON_WORDS = {  # printed season names, in the order of Season, in the languages the game is sold in
-    Season.AUTUMN: ("AUTUMN", "FALL", "OTONO", "AUTOMNE", "HERBST", "AUTUNNO"),
-    Season.WINTER: ("WINTER", "INVIERNO", "HIVER", "INVERNO"),
-    Season.SPRING: ("SPRING", "PRIMAVERA", "PRINTEMPS", "FRUHLING"),
-    Season.SUMMER: ("SUMMER", "VERANO", "ETE", "SOMMER", "ESTATE"),
-}
-GAME_WORDS = {"JARDIN", "JAPONES", "JAPANESE", "GARDEN", "NAME", "NOMBRE", "TOTAL", "LANTERN", "LANT", "BAMBOO",
-              "BAMB", "TREE", "ROCK", "MOSS", "BRIDGE", "POND", "PEN", "LINTERNA", "BAMBU", "ARBOL", "ROCA", "MUSGO",
-              "PUENTE", "ESTANQUE"} | {word for words in SEASON_WORDS.values() for word in words}
 TITLE_WORDS = {"JARDIN", "JAPONES", "JAPANESE", "GARDEN"}
 SUMMARY_WORDS = {"LANTERN", "BAMBOO", "TREE", "ROCK", "MOSS", "BRIDGE", "LINTERNA", "BAMBU", "ARBOL", "ROCA", "MUSGO",
                  "PUENTE"}
@@ -75,27 +66,6 @@ class Discovered:
     lens_k: float = 0.0  # the lens's bend straightened first (lens.py), 0 where none was
     turn: int = 0  # quarter turns from the photo to the upright page
     page_to_photo: np.ndarray | None = None  # (3, 3) the page's pixels to those of the photo straightened
-
-
-def _words(text: str) -> str:
-    """Upper case without accents or punctuation (Otoño -> OTONO)."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return "".join(ch for ch in plain.upper() if ch.isalpha())
-
-
-def read_words(page: np.ndarray) -> list[tuple[str, Box]]:
-    """The printed words Tesseract reads on ``page`` (at PAGE_PX_PER_MM), with their boxes in mm."""
-    import pytesseract
-
-    data = pytesseract.image_to_data(page, config="--psm 11", output_type=pytesseract.Output.DICT)
-    words = []
-    for text, confidence, left, top, width, height in zip(data["text"], data["conf"], data["left"], data["top"],
-                                                          data["width"], data["height"], strict=True):
-        word = _words(text)
-        if len(word) >= 3 and float(confidence) >= MIN_OCR_CONFIDENCE:
-            s = 1 / PAGE_PX_PER_MM
-            words.append((word, Box(left * s, top * s, width * s, height * s)))
-    return words
 
 
 def _garden_crossings(gray: np.ndarray, garden: Region) -> np.ndarray | None:
@@ -144,34 +114,6 @@ def _page_bounds(gray: np.ndarray, garden_to_photo: np.ndarray, garden: Region) 
     low = np.maximum(np.percentile(in_mm, 0.5, axis=0), -reach)
     high = np.minimum(np.percentile(in_mm, 99.5, axis=0), garden.w + reach)
     return float(low[0]), float(low[1]), float(high[0]), float(high[1])
-
-
-def _upright_page(gray: np.ndarray, garden_to_photo: np.ndarray, bounds, turn: int) -> tuple[np.ndarray, np.ndarray]:
-    """The page within ``bounds`` (x0, y0, x1, y1 in the garden's millimetres) turned ``turn``
-    quarter turns: (upright millimetres to the garden's millimetres, the upright page drawn at
-    PAGE_PX_PER_MM)."""
-    x0, y0, x1, y1 = bounds
-    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-    w, h = (x1 - x0, y1 - y0) if turn % 2 == 0 else (y1 - y0, x1 - x0)
-    upright = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    to_garden = cv2.getPerspectiveTransform(upright, np.roll(corners, -turn, axis=0))
-    size = (int(round(w * PAGE_PX_PER_MM)), int(round(h * PAGE_PX_PER_MM)))
-    page = cv2.warpPerspective(gray, garden_to_photo @ to_garden @ PAGE_PIXELS_TO_MM, size,
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=255)
-    return to_garden, page
-
-
-def _upright(gray: np.ndarray, garden_to_photo: np.ndarray, bounds) -> tuple[int, np.ndarray, np.ndarray, list]:
-    """The page turned the way its printed words read: (its quarter turns, upright millimetres
-    to the garden's, the upright page, its words)."""
-    best = None
-    for turn in range(4):
-        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
-        words = read_words(page)
-        known = sum(word in GAME_WORDS for word, _ in words)
-        if best is None or known > best[0]:
-            best = (known, turn, to_garden, page, words)
-    return best[1:]
 
 
 def _printed_bounds(found: Discovered, to_garden: np.ndarray, cell_mm: float) -> tuple[float, float, float, float] | None:
@@ -249,6 +191,9 @@ def _placed(seen: list[Box], turns: list[Box], lines: np.ndarray) -> list[Box] |
     if any(np.ptp(centres[c]) > 2 * SAME_LINE_MM for c in clusters):
         return None
     parts = [Box(*np.mean([[found[i].x, found[i].y, found[i].w, found[i].h] for i in c], axis=0)) for c in clusters]
+    # where one sub-box is seen nowhere, the widest gaps split another's boxes in two
+    if any(left.x + left.w - right.x > SAME_LINE_MM for left, right in zip(parts, parts[1:])):
+        return None
     if any(sum(outlined(lines, Box(turn.x + part.x, turn.y + part.y, part.w, part.h)) >= MIN_OUTLINED for turn in turns)
            < MIN_SUB_BOX_OUTLINED for part in parts):
         return None
@@ -283,13 +228,16 @@ def discover_layout(gray: np.ndarray, cell_mm: float = 20.0, name: str = "a layo
     if k is None or abs(k - found.lens_k) <= LENS_REFIT:
         return found
     again = _discovered(gray, k, cell_mm, name, found.turn)
+    if WAY_UP in found.missing:
+        again = replace(again, missing=(*again.missing, WAY_UP))
     return again if len(again.missing) <= len(found.missing) else found
 
 
 def _discovered(gray: np.ndarray, k: float, cell_mm: float, name: str, turn: int | None = None,
                 garden_fit: tuple[np.ndarray, Region, float] | None = None) -> Discovered:
     """The layout found in the photo ``gray`` straightened of a lens of parameter ``k``, its page
-    turned ``turn`` quarter turns (the way its printed words read where None); ``garden_fit`` is
+    turned ``turn`` quarter turns (as upright() finds it where None: WAY_UP is missing where it
+    finds nothing, and the page is taken as the photo shows it); ``garden_fit`` is
     _find_garden's on the photo so straightened, where known already."""
     if k:
         gray = undistorted(gray, k)
@@ -299,18 +247,21 @@ def _discovered(gray: np.ndarray, k: float, cell_mm: float, name: str, turn: int
     full_to_shrunk = pixel_scaling(shrink)
     garden_to_photo = full_to_shrunk @ garden_to_photo
     bounds = _page_bounds(gray, garden_to_photo, garden)
+    way_up = ()
     if turn is None:
-        turn, to_garden, page, words = _upright(gray, garden_to_photo, bounds)
+        turn, to_garden, page, words = upright(gray, garden_to_photo, bounds, (garden.w, garden.h))
+        if turn is None:
+            turn, way_up = 0, (WAY_UP,)
     else:
-        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
+        to_garden, page = upright_page(gray, garden_to_photo, bounds, turn)
         words = read_words(page)
     found = _found_on_page(page, words, to_garden, garden, border_mm, cell_mm, name, k)
     bounds = _printed_bounds(found, to_garden, cell_mm)
     if bounds is not None:
-        to_garden, page = _upright_page(gray, garden_to_photo, bounds, turn)
+        to_garden, page = upright_page(gray, garden_to_photo, bounds, turn)
         found = _found_on_page(page, read_words(page), to_garden, garden, border_mm, cell_mm, name, k)
     page_to_photo = np.linalg.inv(full_to_shrunk) @ garden_to_photo @ to_garden @ PAGE_PIXELS_TO_MM
-    return replace(found, turn=turn, page_to_photo=page_to_photo)
+    return replace(found, missing=found.missing + way_up, turn=turn, page_to_photo=page_to_photo)
 
 
 def _printed_edges(found: Discovered) -> list[np.ndarray]:
@@ -343,9 +294,7 @@ def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np
     """The layout found on the upright ``page`` (its printed ``words``; ``to_garden`` maps its
     millimetres to the garden's, ``k`` is the lens's bend straightened first)."""
     height, width = (side / PAGE_PX_PER_MM for side in page.shape)
-    corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[garden.w, garden.h]], [[0, garden.h]], [[garden.w, 0]]],
-                                                np.float64), np.linalg.inv(to_garden)).reshape(-1, 2)
-    grid = Box(*corners.min(axis=0), *(corners.max(axis=0) - corners.min(axis=0)))
+    grid = garden_on_page(to_garden, garden.w, garden.h)
     contrast = line_contrast(page)
     lines = printed_lines(contrast)
     boxes = [b for b in printed_boxes(lines) if not overlaps(b, grid)]

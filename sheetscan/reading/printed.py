@@ -187,25 +187,34 @@ def rows(boxes: list[Box]) -> list[list[Box]]:
 
 def lattice(boxes: list[Box], row_count: int, column_count: int, lines: np.ndarray) -> list[list[Box]] | None:
     """``row_count`` rows of ``column_count`` alike boxes among ``boxes``, if some size of them
-    makes one. Half the rows whole at least; the others' missing boxes are put back in their
-    columns (the whole rows' lefts) where the printed ``lines`` (printed_lines) outline them and
-    they cross no box: a turn box's outline that joins its neighbour's below, or that its
-    sub-boxes or a player's digits touch, is no rectangle."""
+    makes one. Half the boxes seen at least, and each column in two rows at least (_column_lefts);
+    the missing boxes are put back in their columns where the printed ``lines`` (printed_lines)
+    outline them and they cross no box: a turn box's outline that joins its neighbour's below,
+    or that its sub-boxes or a player's digits touch, is no rectangle."""
     for like in sorted(boxes, key=lambda b: -b.w * b.h):
         grouped = [row for row in rows(alike(boxes, like)) if len(row) <= column_count]
         for start in range(len(grouped) - row_count + 1):
             chosen = grouped[start : start + row_count]
-            whole = [row for row in chosen if len(row) == column_count]
-            if len(whole) < max(2, round(MIN_SEEN * row_count)):
+            lefts = _column_lefts(chosen, column_count)
+            if lefts is None:
                 continue
-            lefts = np.array([[b.x for b in row] for row in whole])
-            if np.ptp(lefts, axis=0).max() > 2 * SAME_LINE_MM:
-                continue
-            completed = [row if len(row) == column_count else _put_back(row, lefts.mean(axis=0), boxes, lines)
-                         for row in chosen]
+            completed = [row if len(row) == column_count else _put_back(row, lefts, boxes, lines) for row in chosen]
             if all(completed):
                 return completed
     return None
+
+
+def _column_lefts(chosen: list[list[Box]], column_count: int) -> np.ndarray | None:
+    """The lefts of ``column_count`` columns that the rows ``chosen`` make: their boxes' lefts,
+    split where they lie over a line's width apart. None unless there are as many columns, each
+    seen in two rows at least, and half the boxes (MIN_SEEN) are seen."""
+    lefts = np.sort([box.x for row in chosen for box in row])
+    if len(lefts) < MIN_SEEN * len(chosen) * column_count:
+        return None
+    columns = np.split(lefts, np.nonzero(np.diff(lefts) > 2 * SAME_LINE_MM)[0] + 1)
+    if len(columns) != column_count or any(len(column) < 2 or np.ptp(column) > 2 * SAME_LINE_MM for column in columns):
+        return None
+    return np.array([column.mean() for column in columns])
 
 
 def _put_back(row: list[Box], lefts: np.ndarray, boxes: list[Box], lines: np.ndarray) -> list[Box] | None:
