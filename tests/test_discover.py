@@ -221,6 +221,28 @@ def test_sub_boxes_whose_dashed_sides_touch_their_box_are_found_with_the_gaps_cl
     assert [(round(b.x), round(b.w)) for b in subs] == [(2, 9), (12, 9), (24, 13)]
 
 
+def test_sub_boxes_that_digits_touch_in_the_median_are_found_by_their_straight_sides():
+    """A filled sheet's digits are written in the same place in most turn boxes, so the boxes'
+    median keeps them: blobs touching the sub-boxes' sides (print-and-play filled seed 1, photo
+    2). Less the ink thicker than SOLID_MM every way, the sides alone outline the sub-boxes."""
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import SOLID_MM, STRAIGHT_MM, closed_rectangles, printed_boxes, straight_lines
+    from sheetscan.reading.printed import SHARED_CLOSE_MM
+
+    mask = np.zeros((int(16 * scale), int(36 * scale)), np.uint8)
+    cv2.rectangle(mask, (int(1 * scale), int(1 * scale)), (int(34 * scale), int(15 * scale)), 255, 3)  # the turn box
+    for left, right in ((3, 12), (12, 21), (21, 32)):  # side by side: no outer edge of their own
+        cv2.rectangle(mask, (int(left * scale), int(3 * scale)), (int(right * scale), int(13 * scale)), 255, 2)
+        # a digit's blob, touching the sub-box's bottom side
+        cv2.ellipse(mask, (int((left + right) / 2 * scale), int(9 * scale)), (int(2.5 * scale), int(3.7 * scale)), 0, 0, 360, 255, -1)
+
+    def subs(boxes):
+        return sorted((round(b.x), round(b.w)) for b in boxes if b.h < 12 and b.w < 12)
+
+    assert subs(printed_boxes(mask)) == [] and subs(closed_rectangles(mask, SHARED_CLOSE_MM)) == []
+    assert subs(printed_boxes(straight_lines(mask, SOLID_MM, STRAIGHT_MM))) == [(3, 9), (12, 9), (21, 11)]
+
+
 def _page_with_ellipses(triangles: list[tuple[float, float, float]]) -> np.ndarray:
     """An upright page with, for each (x, y, size) in mm, three alike ellipse outlines of that
     size round a point, as a bonsai's leaves grow (not in a line)."""

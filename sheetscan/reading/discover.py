@@ -31,9 +31,10 @@ from sheetscan.reading.grid import fit_garden, grid_corners_mm, work_copy
 from sheetscan.reading.lens import lens_k, plumb_k, shown_at, undistorted
 from sheetscan.reading.outlines import fit_homography, grid_candidates, pixel_scaling, scale_at, scaled_points, shrunk
 from sheetscan.reading.icons import ellipses, framed_drawings, unextended
-from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, Box,
-                                      closed_rectangles, edge_centres, lattice, line_contrast, line_of, outlined,
-                                      overlaps, printed_boxes, printed_lines, shared_lines, union)
+from sheetscan.reading.printed import (MIN_OUTLINED, PAGE_PX_PER_MM, SAME_LINE_MM, SHARED_CLOSE_MM, SOLID_MM,
+                                      STRAIGHT_MM, Box, closed_rectangles, edge_centres, lattice, line_contrast,
+                                      line_of, outlined, overlaps, printed_boxes, printed_lines, shared_lines,
+                                      straight_lines, union)
 from sheetscan.reading.upright import (PAGE_PIXELS_TO_MM, SEASON_WORDS, garden_on_page, read_words, upright,
                                        upright_page)
 
@@ -167,13 +168,15 @@ def _sub_boxes(turns: list[Box], boxes: list[Box], lines: np.ndarray, contrast: 
     boxes, and the rectangles drawn by the median of the boxes' line ``contrast`` (what the
     boxes share is printed; a filled sheet's digits, which touch the sub-boxes' outlines in
     nearly every box, differ from box to box), its gaps closed over SHARED_CLOSE_MM where
-    nothing else places them. None if nothing does (_placed)."""
+    nothing else places them, and its straight lines alone where that does not either (digits
+    written in the same place in most boxes stay in the median). None if nothing does (_placed)."""
     seen = [Box(b.x - turn.x, b.y - turn.y, b.w, b.h) for turn in turns for b in boxes if turn.holds(b)]
     shared = shared_lines(contrast, turns)
     if shared is None:
         return _placed(seen, turns, lines)
-    return _placed(seen + printed_boxes(shared), turns, lines) or _placed(
-        seen + closed_rectangles(shared, SHARED_CLOSE_MM), turns, lines)
+    ways = (lambda: printed_boxes(shared), lambda: closed_rectangles(shared, SHARED_CLOSE_MM),
+            lambda: printed_boxes(straight_lines(shared, SOLID_MM, STRAIGHT_MM)))
+    return next((parts for way in ways if (parts := _placed(seen + way(), turns, lines))), None)
 
 
 def _placed(seen: list[Box], turns: list[Box], lines: np.ndarray) -> list[Box] | None:

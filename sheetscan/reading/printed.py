@@ -31,6 +31,11 @@ CLOSE_MM = 0.6  # a faint outline's gaps are closed over this (3 pixels: its one
 # sides still break into dashes on blurred photos; a sub-box's side joins its neighbour's, which
 # costs nothing: the holes are the sub-boxes)
 SHARED_CLOSE_MM = 1.0
+# where neither places them, the median's ink thicker than this every way is left out (the players'
+# digits, written in the same place in most turn boxes, stay in the median as blobs that touch the
+# sub-boxes' sides), and what is left kept where it runs straight across or down this far
+SOLID_MM = 2.0
+STRAIGHT_MM = 2.0
 ALIKE = 0.08  # boxes of one kind differ in width and height by at most this share
 MIN_OUTLINED = 0.8  # share of its outline a box put back by its neighbours' step must show
 MIN_SEEN = 0.5  # share of a row of boxes that must be seen as rectangles for the rest to be put back
@@ -87,6 +92,17 @@ def shared_lines(contrast: np.ndarray, boxes: list[Box]) -> np.ndarray | None:
     if not crops:
         return None
     return printed_lines(np.median(crops, axis=0), SHARED_CONTRAST * LINE_CONTRAST)
+
+
+def straight_lines(lines: np.ndarray, solid_mm: float, straight_mm: float) -> np.ndarray:
+    """The thin straight lines of a line mask ``lines``: less its ink thicker than ``solid_mm``
+    every way (blobs), kept where it runs straight across or down over ``straight_mm``."""
+    solid_side = int(round(solid_mm * PAGE_PX_PER_MM)) | 1
+    solid = cv2.morphologyEx(lines, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (solid_side, solid_side)))
+    thin = cv2.bitwise_and(lines, cv2.bitwise_not(cv2.dilate(solid, np.ones((3, 3), np.uint8))))  # and their rims
+    length = int(round(straight_mm * PAGE_PX_PER_MM))
+    across = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+    return cv2.bitwise_or(across, cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8)))
 
 
 def printed_boxes(lines: np.ndarray) -> list[Box]:
