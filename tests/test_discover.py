@@ -64,6 +64,25 @@ def test_a_filled_phone_photo_gives_the_designs_layout(design, tmp_path):
     assert read.record == own.record and read.score == own.score
 
 
+@pytest.mark.parametrize("design, seed, index", [("pad", 1, 7), ("print-and-play", 1, 2), ("pad", 3, 8)])
+def test_a_filled_phone_photo_whose_outlines_are_touched_gives_the_designs_layout(design, seed, index, tmp_path):
+    """The pad's photo 7 of seed 1: its turn boxes' outlines, blurred into their sub-boxes', are
+    touched by the season labels, and speckled: 2 of 12 seen as rectangles; they are found by
+    their straight sides (discover.PAGE_STRAIGHT_MM). The print-and-play photo 2: the players'
+    digits, kept by the turn boxes' median, touch the sub-boxes' sides (found by the median's
+    straight sides). The pad's photo 8 of seed 3, its turn boxes found so, had a row of them
+    seen as one long box taken for the name box, 179 mm off, until boxes that overlap a turn
+    box were left out of the name box's candidates. Before, none gave a whole layout."""
+    from sheetscan.reading.discover import discover_layout
+    from sheetscan.reading.photo import load_photo
+
+    photo = tmp_path / "filled.jpg"
+    photo.write_bytes(synth_photo(index, seed, "phone", layout_name=design, markers="none").jpeg)
+    found = discover_layout(load_photo(photo).gray)
+    assert found.missing == ()
+    assert _largest_error_mm(expand_layout(found.document), load_layout(design)) < 1.5
+
+
 def test_a_found_layout_reads_the_design_as_its_own_does(tmp_path, runner):
     blank = tmp_path / "blank.jpg"
     blank.write_bytes(blank_photo(0, 51, "scan", "pad").jpeg)
@@ -268,6 +287,34 @@ def test_the_leaves_are_the_largest_alike_ellipses_outside_the_printed_boxes():
     # ellipses inside a box found already (the pond icons) are no leaves
     inside_icons = ellipses(lines, 20, avoid=[Box(30, 20, 60, 40)])
     assert len(inside_icons) == 3 and all(leaf.y > 130 for leaf in inside_icons)
+
+
+def test_a_leaf_is_the_square_of_its_lines_centre_whatever_crosses_its_inside():
+    """A leaf's square is its outline's centre line, as the design's leaf box is (the square
+    round its outer edge is a line's width larger: on the pad's filled photo 11 of seed 1, 9 mm
+    leaves read all three leaves as pruned, 8 mm ones none), also where a vein across it splits
+    its inside in two: its ink over its outer edge's length is the line's width."""
+    from sheetscan.reading.icons import ellipses
+    from sheetscan.reading.printed import PAGE_PX_PER_MM as scale
+    from sheetscan.reading.printed import line_contrast, printed_lines
+
+    page = np.full((int(60 * scale), int(80 * scale)), 235, np.uint8)
+    size = 8.0
+    for x, y in ((28, 32), (40, 25), (52, 32)):
+        centre = (int(x * scale), int(y * scale))
+        cv2.ellipse(page, centre, (int(size / 2 * scale), int(size / 3 * scale)), -30, 0, 360, 40, int(scale), cv2.LINE_AA)
+        cv2.line(page, (int((x - 2) * scale), int((y + 2) * scale)), (int((x + 2) * scale), int((y - 2) * scale)), 120, 1)
+    leaves = ellipses(printed_lines(line_contrast(page)), 20, avoid=[])
+    assert len(leaves) == 3
+    assert all(abs(leaf.w - size) < 0.3 for leaf in leaves), [round(leaf.w, 2) for leaf in leaves]
+    # a shape all ink in the line mask has no line to take the centre of: its square is its
+    # edge's (icons.FILLED_SHARE)
+    mask = np.zeros_like(page)
+    for x, y in ((28, 32), (40, 25), (52, 32)):
+        cv2.ellipse(mask, (int(x * scale), int(y * scale)), (int(size / 2 * scale), int(size / 3 * scale)), -30, 0, 360,
+                    255, -1)
+    filled = ellipses(mask, 20, avoid=[])
+    assert len(filled) == 3 and all(abs(leaf.w - size) < 0.5 for leaf in filled), [round(leaf.w, 2) for leaf in filled]
 
 
 def test_pond_icons_whose_dashed_squares_are_no_rectangles_are_found_by_their_drawings():

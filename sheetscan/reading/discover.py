@@ -49,6 +49,10 @@ PAGE_MARGIN = 0.35
 LIGHT_TABLE_MARGIN = 0.05  # gardens of paper taken to lie past the printed boxes where no side's edge was seen
 MIN_EDGE_POINTS = 10  # a printed line's side measured at fewer points does not measure the lens
 WAY_UP = "which way up the page is (no printed word of the game read, nor the garden's numbers seen)"
+# where no turn boxes are found, they are looked for in the page's lines kept where they run
+# straight across or down this far (printed.straight_lines): a box's sides do; the letters of a
+# label touching it, a player's digits and the noise along a blurred line do not
+PAGE_STRAIGHT_MM = 5.0
 LENS_REFIT = 0.004  # the page is looked at again where its printed lines measure a lens this much off the garden's
 TITLE_WORDS = {"JARDIN", "JAPONES", "JAPANESE", "GARDEN"}
 SUMMARY_WORDS = {"LANTERN", "BAMBOO", "TREE", "ROCK", "MOSS", "BRIDGE", "LINTERNA", "BAMBU", "ARBOL", "ROCA", "MUSGO",
@@ -303,8 +307,14 @@ def _found_on_page(page: np.ndarray, words: list[tuple[str, Box]], to_garden: np
     boxes = [b for b in printed_boxes(lines) if not overlaps(b, grid)]
     missing, drawn = [], {"garden": [grid]}
     turns, turn_boxes = _turns(boxes, words, lines, contrast)
+    if turns is None:  # outlines that a label, a player's digits or noise touch: their straight sides
+        straight = [b for b in printed_boxes(straight_lines(lines, SOLID_MM, PAGE_STRAIGHT_MM)) if not overlaps(b, grid)]
+        again = _turns(straight, words, lines, contrast)
+        if again[0]:
+            turns, turn_boxes = again
     drawn["turn"] = turn_boxes
-    rest = [b for b in boxes if not any(t.holds(b) or t == b for t in turn_boxes)]
+    # a row of turn boxes seen as one long box is no name box
+    rest = [b for b in boxes if not any(overlaps(t, b) for t in turn_boxes)]
     scoring = line_of(rest, len(CATEGORIES), lines, avoid=boxes)
     drawn["score"] = scoring or []
     rest = [b for b in rest if not any(overlaps(b, score) for score in drawn["score"])]

@@ -16,6 +16,7 @@ FRAME_GAP_MM = 0.5  # a pond icon's square lies at least this far outside its dr
 FRAME_MAX = 2.0  # and is at most this many times as wide
 MIN_SIDE_POINTS = 3  # a square's side is moved onto its line where the line is measured at this many places
 LINE_AGREE_MM = 0.25  # that lie within this much of one another
+FILLED_SHARE = 0.85  # of an ellipse's inside inked: a filled shape, not an outline
 
 
 def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
@@ -30,7 +31,21 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
                 if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
         if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
             leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
-    return leaves
+    return [_at_line_centre(lines, leaf) for leaf in leaves]
+
+
+def _at_line_centre(lines: np.ndarray, square: Box) -> Box:
+    """The square round an outline's outer edge shrunk to its line's centre, as a printed box is
+    placed (round the outer edge, a leaf's box takes in the whole printed ring, and reads marked)."""
+    reach = int(round(PAGE_PX_PER_MM))  # a millimetre round the square, for its blurred edge
+    x0, y0 = (max(int(start * PAGE_PX_PER_MM) - reach, 0) for start in (square.x, square.y))
+    x1, y1 = (int(end * PAGE_PX_PER_MM) + reach for end in (square.x + square.w, square.y + square.h))
+    crop = lines[y0:y1, x0:x1]
+    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return square
+    width = _line_width(crop, max(contours, key=cv2.contourArea)) / PAGE_PX_PER_MM
+    return Box(square.x + width / 2, square.y + width / 2, square.w - width, square.h - width)
 
 
 def framed_drawings(lines: np.ndarray, contrast: np.ndarray, cell_mm: float, count: int,
@@ -114,7 +129,7 @@ def _on_their_lines(contrast: np.ndarray, squares: list[Box]) -> list[Box]:
 
 def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
     """The ellipse outlines in ``lines`` from 0.15 to 1.2 cells of ``cell_mm`` long, as squares
-    around them, outside the boxes ``avoid``."""
+    around them (their outer edges), outside the boxes ``avoid``."""
     contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     s = 1 / PAGE_PX_PER_MM
     shapes = []
@@ -132,6 +147,19 @@ def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> lis
         if not any(overlaps(shape, box) for box in avoid):
             shapes.append(shape)
     return shapes
+
+
+def _line_width(lines: np.ndarray, contour: np.ndarray) -> float:
+    """The width, in pixels, of the outline ``contour`` bounds in ``lines``: its ink over its outer
+    edge's length (a little under the width, the edge being longer than the line's centre); 0
+    for a shape mostly inked (FILLED_SHARE), which has no line."""
+    x, y, w, h = cv2.boundingRect(contour)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.drawContours(inside, [contour - (x, y)], -1, 255, cv2.FILLED)
+    ink = np.count_nonzero(lines[y : y + h, x : x + w] & inside)
+    if ink > FILLED_SHARE * np.count_nonzero(inside):
+        return 0.0
+    return ink / max(cv2.arcLength(contour, True), 1.0)
 
 
 def _in_a_line(boxes: list[Box]) -> bool:
