@@ -24,28 +24,18 @@ def ellipses(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
     upright page's ``lines`` outside the boxes ``avoid`` (the garden, where a player draws rocks;
     the pond icons), as squares around them: of several such, the largest (the scoring
     summary's icons are small)."""
-    shapes = _ellipse_squares(lines, cell_mm, avoid)
+    widths = dict(_ellipse_squares(lines, cell_mm, avoid))
+    shapes = list(widths)
     leaves, size = [], 0.0
     for first in shapes:
         near = [b for b in alike(shapes, first)
                 if np.hypot(b.centre[0] - first.centre[0], b.centre[1] - first.centre[1]) < 3 * first.w]
         if len(near) == 3 and not _in_a_line(near) and sum(b.w for b in near) > size:
             leaves, size = sorted(near, key=lambda b: b.x), sum(b.w for b in near)
-    return [_at_line_centre(lines, leaf) for leaf in leaves]
-
-
-def _at_line_centre(lines: np.ndarray, square: Box) -> Box:
-    """The square round an outline's outer edge shrunk to its line's centre, as a printed box is
-    placed (round the outer edge, a leaf's box takes in the whole printed ring, and reads marked)."""
-    reach = int(round(PAGE_PX_PER_MM))  # a millimetre round the square, for its blurred edge
-    x0, y0 = (max(int(start * PAGE_PX_PER_MM) - reach, 0) for start in (square.x, square.y))
-    x1, y1 = (int(end * PAGE_PX_PER_MM) + reach for end in (square.x + square.w, square.y + square.h))
-    crop = lines[y0:y1, x0:x1]
-    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not contours:
-        return square
-    width = _line_width(crop, max(contours, key=cv2.contourArea)) / PAGE_PX_PER_MM
-    return Box(square.x + width / 2, square.y + width / 2, square.w - width, square.h - width)
+    # chosen round their outer edges, placed at their lines' centre as a printed box is (round
+    # the outer edge, a leaf's box takes in the whole printed ring, and reads marked)
+    return [Box(leaf.x + widths[leaf] / 2, leaf.y + widths[leaf] / 2, leaf.w - widths[leaf], leaf.h - widths[leaf])
+            for leaf in leaves]
 
 
 def framed_drawings(lines: np.ndarray, contrast: np.ndarray, cell_mm: float, count: int,
@@ -58,7 +48,8 @@ def framed_drawings(lines: np.ndarray, contrast: np.ndarray, cell_mm: float, cou
     # step, judged by its square, not by an outline of its own (hence lines everywhere here)
     everywhere = np.full_like(lines, 255)
     judged = set()  # lines_of meets a line once for each of its drawings' sizes
-    for drawings in lines_of(_ellipse_squares(lines, cell_mm, avoid), count, everywhere, [], (count - 1) / count):
+    squares = [square for square, _ in _ellipse_squares(lines, cell_mm, avoid)]
+    for drawings in lines_of(squares, count, everywhere, [], (count - 1) / count):
         key = tuple(np.round([b.centre for b in drawings], 1).ravel())
         frames = None if key in judged else _frames(lines, contrast, drawings, avoid)
         if frames:
@@ -127,9 +118,10 @@ def _on_their_lines(contrast: np.ndarray, squares: list[Box]) -> list[Box]:
     return placed
 
 
-def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[Box]:
+def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> list[tuple[Box, float]]:
     """The ellipse outlines in ``lines`` from 0.15 to 1.2 cells of ``cell_mm`` long, as squares
-    around them (their outer edges), outside the boxes ``avoid``."""
+    around them (their outer edges), outside the boxes ``avoid``, each with its line's width in
+    millimetres (_line_width)."""
     contours, _ = cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     s = 1 / PAGE_PX_PER_MM
     shapes = []
@@ -145,7 +137,7 @@ def _ellipse_squares(lines: np.ndarray, cell_mm: float, avoid: list[Box]) -> lis
             continue
         shape = Box((cx + 0.5) * s - major / 2, (cy + 0.5) * s - major / 2, major, major)
         if not any(overlaps(shape, box) for box in avoid):
-            shapes.append(shape)
+            shapes.append((shape, _line_width(lines, contour) * s))
     return shapes
 
 
