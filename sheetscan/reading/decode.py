@@ -30,7 +30,7 @@ from sheetscan.reading.descent import SheetAudit, best_reading, descend, sheet_c
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (GROUP_CELL_COST, box_moves, cell_moves, group_moves, logs_read_otherwise,
-                                     ratio_cost, readings_without_drawing)
+                                     ratio_cost, readings_with_drawings, readings_without_drawing)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score
@@ -175,23 +175,32 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
     leaves no finding and costs less than ``to_beat``, the cell by cell reading), with kinds or
     cells trading labels (_with_trades), or read otherwise: a log read otherwise
     (logs_read_otherwise; the drawings labelled with it, their extra energy paid where they fit
-    it worse) or a drawing read as empty (readings_without_drawing); then its boxes decoded. The
+    it worse), a drawing read as empty (readings_without_drawing) or cells read as empty as
+    drawings (_with_drawings, also a start of its own); then its boxes decoded. The
     cheapest, its cost counting the trade's extra energy or what was read otherwise too. Where
     the cheapest read otherwise still leaves findings, its labellings' trades are tried (a
     misread turn and two trees' marks the log allows either way are two misreadings, and only
     both set right fit), and where findings are still left it is read otherwise again
     (LOG_ROUNDS in all)."""
-    first = _read_together_with(reading, base, boxes, dice_faces, audit)
-    if first.cost < to_beat and not first.findings:
-        return first
-    best = _with_trades(reading, base, boxes, dice_faces, audit, first)
-    now = _Reread(0.0, (), reading, base, first.labelling)
+    starts = [(_Reread(0.0, (), reading, base, None), _read_together_with(reading, base, boxes, dice_faces, audit))]
+    for cost, what, drawn, base_then in _with_drawings(reading, base, dice_faces):
+        starts.append((_Reread(cost, (f"{what} with the drawings",), drawn, base_then, None),
+                       _read_together_with(drawn, base_then, boxes, dice_faces, audit)))
+    now, first = min(starts, key=lambda start: start[0].spent + start[1].cost)
+    if now.spent + first.cost < to_beat and not first.findings:
+        return _said(first, now.spent, now.said)
+    best = _with_trades(now.reading, now.base, boxes, dice_faces, audit, first, now.spent, now.said)
+    now = now._replace(rival=first.labelling)
     for _ in range(LOG_ROUNDS):
         tries = [(cost, what, now.reading, replace(now.base, turns=turns), now.rival)
                  for cost, what, turns in logs_read_otherwise(now.base.turns, base.turns, boxes)]
-        # a drawing read as empty leaves other cells to label: their labelling starts afresh
+        # a drawing taken as empty, or cells read as empty taken as drawn, leave other cells to label:
+        # their labelling starts afresh
         tries += [(cost, what, without, replace(now.base, garden=without.garden), None)
                   for cost, what, without in readings_without_drawing(now.reading)]
+        if now.reading is not reading or now.base.turns != base.turns:  # else tried as a start
+            tries += [(cost, what, drawn, base_then, None)
+                      for cost, what, drawn, base_then in _with_drawings(now.reading, now.base, dice_faces)]
         found = None
         for cost, what, reading_then, base_then, rival in tries:
             cost += now.spent
@@ -211,6 +220,17 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         if not best.findings:
             break
     return best
+
+
+def _with_drawings(reading: GardenReading, base: SheetRecord,
+                   dice_faces: Mapping[int, Decoration]) -> list[tuple[float, str, GardenReading, SheetRecord]]:
+    """Where ``base``'s turn log gives more drawings than ``reading``'s garden holds, the reading
+    with the cells read as empty likeliest drawn taken as drawings (readings_with_drawings): a
+    drawing no network saw may be read as empty, and labelled without it the sheet fits worse.
+    (cost, what, reading, base with its garden) each."""
+    missing = len(logged_drawings(base.turns, dice_faces)) - sum(1 for _ in reading.garden.decorated_cells())
+    return [(cost, what, drawn, replace(base, garden=drawn.garden))
+            for cost, what, drawn in readings_with_drawings(reading, missing)]
 
 
 def _said(together: _Together, cost: float, what: tuple[str, ...]) -> _Together:

@@ -79,8 +79,7 @@ class GardenReading:
     groups : tuple of tuples of cells
         Cells read as decorated whose drawings look alike (groups.py), two or more each.
     similarity : (36, 36) array
-        How alike each two cells' drawings are (groups.drawing_similarity); 0 where either cell
-        was read as empty.
+        How alike each two cells' drawings are (groups.drawing_similarity), those read as empty too.
     known_similarity : (36, m) array, or None
         How alike each cell's drawing is to each of the player's known drawings (KnownDrawings).
     known_kinds : (m,) array, or None
@@ -200,16 +199,15 @@ def read_garden(canonical: np.ndarray, layout: Layout, models: CellModels | None
     is_water, changes = decode_water(water > 0.5)
     garden = garden_from_classes(decoration.argmax(axis=2), is_water)
     decorated = [index for index, cell in enumerate(ALL_CELLS) if garden.decoration(cell) is not None]
-    features = drawing_features(decoration_patches[decorated])
-    alike = alike_groups(features)
+    # every cell's likeness, the empty ones' too: the decoder may take a cell read as empty as a drawing
+    features = drawing_features(decoration_patches)
+    alike = alike_groups(features[decorated])
     groups = tuple(tuple(ALL_CELLS[decorated[i]] for i in group) for group in alike if len(group) > 1)
-    similarity = np.zeros((len(ALL_CELLS), len(ALL_CELLS)))
-    embeddings = drawing_network.logits(decoration_patches[decorated])
-    similarity[np.ix_(decorated, decorated)] = drawing_similarity(features, embeddings)
+    embeddings = drawing_network.logits(decoration_patches)
+    similarity = drawing_similarity(features, embeddings)
     known_similarity = known_kinds = None
     if known is not None and len(known.kinds):
-        known_similarity = np.zeros((len(ALL_CELLS), len(known.kinds)))
-        known_similarity[decorated] = drawing_similarity(features, embeddings, drawing_features(known.patches),
-                                                         drawing_network.logits(known.patches))
+        known_similarity = drawing_similarity(features, embeddings, drawing_features(known.patches),
+                                              drawing_network.logits(known.patches))
         known_kinds = np.asarray(known.kinds, int)
     return GardenReading(garden, decoration, water, tuple(changes), groups, similarity, known_similarity, known_kinds)
