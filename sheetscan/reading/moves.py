@@ -7,6 +7,7 @@ how much less likely the readers found it.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 from functools import partial
@@ -316,7 +317,18 @@ def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
             what = f"the digits written alike in {where} (read as {', '.join(map(str, read))}) taken as {digit}"
             moves.append(Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
                               min(cost, DIGIT_GROUP_COST), what, f"digit group {index}"))
-    return moves
+    return moves + _digit_group_pairs(groups, moves)
+
+
+def _digit_group_pairs(groups: tuple[DigitGroup, ...], moves: list[Move]) -> list[Move]:
+    """Two of ``moves`` (digit_group_numbers') of groups that share a written number, taken at
+    once: a writer's 12 read as 75 needs its 1s and its 2s set right together before the number
+    fits, and the descent's pairs of moves, cheapest first, rarely reach two moves this dear."""
+    categories = {f"digit group {index}": {number for number, _ in group.numbers} for index, group in enumerate(groups)}
+    return [Move(lambda record, first=first, second=second: second.apply(first.apply(record)),
+                 first.cost + second.cost, f"{first.what} and {second.what}", f"{first.target} and {second.target}")
+            for first, second in itertools.combinations(moves, 2)
+            if first.target != second.target and categories[first.target] & categories[second.target]]
 
 
 def turn_taken_as(index: int, read: Candidate, taken: Candidate) -> str:
