@@ -302,33 +302,30 @@ def _numbers_taken_as(record: SheetRecord, numbers: tuple[tuple[int, str], ...],
 def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
     """Moves that take a way the writer writes one digit (digits.DigitGroup), read as several
     digits in its boxes, as one digit some of its copies are read as in every written number it
-    is in at once: what the networks say, at most DIGIT_GROUP_COST, as a group of turn digits."""
-    moves = []
+    is in at once: what the networks say, at most DIGIT_GROUP_COST, as a group of turn digits.
+    Two such moves of groups that share a written number are also one move: a writer's 12 read
+    as 75 needs its 1s and its 2s set right together before the number fits, and the descent's
+    pairs of moves, cheapest first, rarely reach two moves this dear."""
+    moves = []  # (the written numbers the group is in, its move)
     for index, group in enumerate(groups):
         numbers_read = [int(digit) for digit in group.number_probabilities.argmax(axis=1)]
         read = [int(digit) + 1 for digit in group.probabilities.argmax(axis=1)] + numbers_read
         if not numbers_read or len(set(read)) < 2:
             continue
+        numbers = set(number for number, _ in group.numbers)
         where = ", ".join(CATEGORIES[number] for number in dict.fromkeys(number for number, _ in group.numbers))
         for digit in sorted(set(read) - ({0} if any(head == "tens" for _, head in group.numbers) else set())):
             if set(numbers_read) == {digit}:
                 continue
             cost = _taken_cost(group.number_probabilities, numbers_read, digit)
             what = f"the digits written alike in {where} (read as {', '.join(map(str, read))}) taken as {digit}"
-            moves.append(Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
-                              min(cost, DIGIT_GROUP_COST), what, f"digit group {index}"))
-    return moves + _digit_group_pairs(groups, moves)
-
-
-def _digit_group_pairs(groups: tuple[DigitGroup, ...], moves: list[Move]) -> list[Move]:
-    """Two of ``moves`` (digit_group_numbers') of groups that share a written number, taken at
-    once: a writer's 12 read as 75 needs its 1s and its 2s set right together before the number
-    fits, and the descent's pairs of moves, cheapest first, rarely reach two moves this dear."""
-    categories = {f"digit group {index}": {number for number, _ in group.numbers} for index, group in enumerate(groups)}
-    return [Move(lambda record, first=first, second=second: second.apply(first.apply(record)),
-                 first.cost + second.cost, f"{first.what} and {second.what}", f"{first.target} and {second.target}")
-            for first, second in itertools.combinations(moves, 2)
-            if first.target != second.target and categories[first.target] & categories[second.target]]
+            moves.append((numbers, Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
+                                        min(cost, DIGIT_GROUP_COST), what, f"digit group {index}")))
+    pairs = [Move(lambda record, first=first, second=second: second.apply(first.apply(record)),
+                  first.cost + second.cost, f"{first.what} and {second.what}", f"{first.target} and {second.target}")
+             for (numbers, first), (other_numbers, second) in itertools.combinations(moves, 2)
+             if first.target != second.target and numbers & other_numbers]
+    return [move for _, move in moves] + pairs
 
 
 def turn_taken_as(index: int, read: Candidate, taken: Candidate) -> str:
