@@ -1,10 +1,10 @@
-"""The hands of the synthetic bench: many archetypes per decoration, a held-out split that holds."""
+"""The hands of the synthetic bench: many archetypes per decoration, held-out and fresh splits that hold."""
 
 import numpy as np
 import pytest
 
 from sheetscan.game.rules import Decoration
-from sheetscan.synthetic.archetypes import ARCHETYPES, HELD_OUT, TREE_MARKS, choices
+from sheetscan.synthetic.archetypes import ARCHETYPES, FRESH, HELD_OUT, TREE_MARKS, choices
 from sheetscan.synthetic.glyphs import ellipse, fill
 from sheetscan.synthetic.glyphs import hatch_mask
 from sheetscan.synthetic.handdraw import player_drawings
@@ -34,12 +34,20 @@ def test_the_held_out_split_leaves_each_thing_ways_on_both_sides():
         assert len(choices(archetypes, held_out=True)) >= 2 and len(choices(archetypes, held_out=False)) >= 6
 
 
-@pytest.mark.parametrize("held_out", [False, True])
-def test_a_player_draws_from_one_side_of_the_split_only(held_out):
+def test_the_fresh_ways_are_two_a_thing_apart_from_the_held_out_and_from_training():
+    assert FRESH <= {archetype.name for archetype in EVERY} and not FRESH & HELD_OUT
+    for archetypes in (*ARCHETYPES.values(), TREE_MARKS):
+        fresh = choices(archetypes, held_out=False, fresh=True)
+        assert len(fresh) == 2 and all(a.name in FRESH for a in fresh)
+        assert not {a.name for a in choices(archetypes, held_out=False) + choices(archetypes, held_out=True)} & FRESH
+
+
+@pytest.mark.parametrize("held_out, fresh", [(False, False), (True, False), (False, True)])
+def test_a_player_draws_from_one_side_of_the_split_only(held_out, fresh):
     for seed in range(20):
-        names = player_drawings(np.random.default_rng(seed), held_out).names
+        names = player_drawings(np.random.default_rng(seed), held_out, fresh).names
         assert set(names) == {d.category for d in Decoration} | {"tree_mark"}
-        assert all((name in HELD_OUT) == held_out for name in names.values())
+        assert all((name in HELD_OUT) == held_out and (name in FRESH) == fresh for name in names.values())
 
 
 def test_held_out_styles_reach_the_photo_and_its_truth():
@@ -48,6 +56,9 @@ def test_held_out_styles_reach_the_photo_and_its_truth():
     assert all(set(sheet["drawings"].values()) <= HELD_OUT for sheet in photo.truth["sheets"])
     assert not any(set(sheet["drawings"].values()) & HELD_OUT for sheet in plain.truth["sheets"])
     assert photo.jpeg != plain.jpeg
+    fresh = synth_photo(0, 3, "scan", megapixels=2, fresh_styles=True)
+    assert all(set(sheet["drawings"].values()) <= FRESH for sheet in fresh.truth["sheets"])
+    assert not any(set(sheet["drawings"].values()) & FRESH for sheet in photo.truth["sheets"] + plain.truth["sheets"])
 
 
 def test_hatching_fills_a_shape_at_its_spacing_and_nowhere_else():
@@ -73,10 +84,11 @@ def test_real_digits_come_in_tens_of_writers_with_a_held_out_part():
     assert minus_twelve.shape[1] > one.shape[1] + 10 and minus_twelve.max() > 0.9
 
 
-def test_held_out_styles_write_with_held_out_writers_only():
+@pytest.mark.parametrize("styles", ["held_out_styles", "fresh_styles"])
+def test_held_out_and_fresh_styles_write_with_held_out_writers_only(styles):
     from sheetscan.synthetic.digits import HELD_OUT_FROM
 
-    held = [s["style"]["digits"] for i in range(3) for s in synth_photo(i, 6, "scan", megapixels=2, held_out_styles=True).truth["sheets"]]
+    held = [s["style"]["digits"] for i in range(3) for s in synth_photo(i, 6, "scan", megapixels=2, **{styles: True}).truth["sheets"]]
     plain = [s["style"]["digits"] for i in range(6) for s in synth_photo(i, 6, "scan", megapixels=2).truth["sheets"]]
     assert all(isinstance(d, list) and min(d) >= HELD_OUT_FROM for d in held)
     assert all(d == "font" or max(d) < HELD_OUT_FROM for d in plain) and "font" in plain

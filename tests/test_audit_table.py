@@ -157,9 +157,9 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
         assert 0 <= low <= table[share] <= high <= 1 and high - low > 0.3  # one table: a wide interval
 
 
-@pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits"])
+@pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])
 @pytest.mark.parametrize("command", [["read"], ["audit"], ["table", "--sheets-per-photo", "2", "--jobs", "1", "--repeat", "1"]])
-def test_the_benches_write_digits_as_asked(runner, monkeypatch, command, option):
+def test_the_benches_draw_and_write_as_asked(runner, monkeypatch, command, option):
     from sheetscan.lab import bench
 
     member = option.removeprefix("--").replace("-", "_")

@@ -25,6 +25,9 @@ CoarseDigits = Annotated[bool, typer.Option("--coarse-digits", help="Write every
 VariedDigits = Annotated[bool, typer.Option("--varied-digits", help="Write every real writer's numbers each with new "
                                             "samples of the digits (synthetic/digits.py another_sample): a writer who "
                                             "does not copy themselves, or digits drawn one sample per box.")]
+FreshStyles = Annotated[bool, typer.Option("--fresh-styles", help="Draw every sheet with the drawing archetypes "
+                                           "invented after the decoder's tuning (synthetic/archetypes.py FRESH), "
+                                           "out of training and of every choice alike; digits by held-out writers.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)
@@ -67,9 +70,9 @@ def bench_synth_command(
 
 
 def _writing(figures: dict) -> str:
-    """How a run's real writers wrote its numbers, as its figures' heading says it."""
-    return "".join(f", {said}" for member, said in (("coarse_digits", "coarse digits"), ("varied_digits", "varied digits"))
-                   if figures[member])
+    """How a run's players drew and wrote (beyond held-out styles), as its figures' heading says it."""
+    said_as = (("fresh_styles", "fresh styles"), ("coarse_digits", "coarse digits"), ("varied_digits", "varied digits"))
+    return "".join(f", {said}" for member, said in said_as if figures[member])
 
 
 @bench_app.command("read")
@@ -80,6 +83,7 @@ def bench_read_command(
     sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    fresh_styles: FreshStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -106,7 +110,7 @@ def bench_read_command(
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                              layout_name=layout.value, read_layout=reader_layout, coarse_digits=coarse_digits,
-                             varied_digits=varied_digits)
+                             varied_digits=varied_digits, fresh_styles=fresh_styles)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
@@ -136,6 +140,7 @@ def bench_audit_command(
                                        "numbers hold a mistake (more gives more sheets to flag)."),
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
+    fresh_styles: FreshStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -153,7 +158,7 @@ def bench_audit_command(
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
                               held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                               layout_name=layout.value, coarse_digits=coarse_digits,
-                              varied_digits=varied_digits)
+                              varied_digits=varied_digits, fresh_styles=fresh_styles)
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
         f"{_writing(f)}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
@@ -175,6 +180,7 @@ def bench_table_command(
     repeat: int = typer.Option(5, "--repeat", min=1, help="Reads of the photos with each job count, taken in turn; "
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
+    fresh_styles: FreshStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -194,7 +200,7 @@ def bench_table_command(
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
                           markers=markers.value, layout_name=layout.value, coarse_digits=coarse_digits,
-                          varied_digits=varied_digits,
+                          varied_digits=varied_digits, fresh_styles=fresh_styles,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "

@@ -9,7 +9,9 @@ trees) and ways_ground.py (rocks, moss, bridges); adding a way to draw is one fu
 one entry here.
 
 Some archetypes are held out of training (``HELD_OUT``): the benches' ``--held-out-styles`` draw
-sheets with those alone, to measure reading on drawings the networks never saw.
+sheets with those alone, to measure reading on drawings the networks never saw. Many rounds of the
+decoder's tuning looked at those sheets; the ``FRESH`` ways (ways_fresh.py), invented after, are
+out of training and of tuning alike: ``--fresh-styles`` draws with them alone.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 from sheetscan.game.rules import Decoration
+from sheetscan.synthetic import ways_fresh as fresh
 from sheetscan.synthetic import ways_ground as ground
 from sheetscan.synthetic import ways_upright as upright
 from sheetscan.synthetic.glyphs import GLYPHS, Stroke, ellipse, fill, line, polygon, rectangle
@@ -54,38 +57,44 @@ LANTERNS = ways("lantern", legend=legend(Decoration.LANTERN), stone=upright.ston
                 light=upright.light_lantern, filled=upright.filled_lantern,
                 hanging=upright.hanging_lantern,
                 letter=letter([line((0.36, 0.16), (0.36, 0.84), (0.68, 0.84))]),
-                street=upright.street_lantern, flame=upright.flame_lantern, window=upright.window_lantern)
+                street=upright.street_lantern, flame=upright.flame_lantern, window=upright.window_lantern,
+                bulb=fresh.bulb_lantern, cage=fresh.cage_lantern)
 
 BAMBOOS = ways("bamboo", legend=legend(Decoration.BAMBOO), clump=upright.bamboo_clump, tube=upright.bamboo_tube,
                leafy=upright.bamboo_leafy, dashes=upright.bamboo_dashes, spray=upright.bamboo_spray,
                pair=upright.bamboo_pair, filled=upright.bamboo_filled,
                letter=letter([line((0.36, 0.84), (0.36, 0.16), (0.58, 0.18), (0.62, 0.32), (0.58, 0.46),
                                    (0.36, 0.48), (0.64, 0.52), (0.68, 0.7), (0.6, 0.84), (0.36, 0.84))]),
-               knotted=upright.knotted_bamboo, bent=upright.bent_bamboo, cut=upright.cut_bamboo)
+               knotted=upright.knotted_bamboo, bent=upright.bent_bamboo, cut=upright.cut_bamboo,
+               beads=fresh.bamboo_beads, shoot=fresh.bamboo_shoot)
 
 TREES = ways("tree", legend=legend(Decoration.TREE), lollipop=upright.lollipop_tree, pine=upright.pine_tree,
              stick=upright.stick_tree, scribble=upright.scribble_tree, filled=upright.filled_tree,
              three_balls=upright.three_ball_tree, bonsai=upright.bonsai_tree,
              letter=letter([line((0.28, 0.16), (0.72, 0.16)), line((0.5, 0.16), (0.5, 0.86))]),
-             cloud=upright.cloud_tree, leaf=upright.leaf_tree, cypress=upright.cypress_tree)
+             cloud=upright.cloud_tree, leaf=upright.leaf_tree, cypress=upright.cypress_tree,
+             palm=fresh.palm_tree, weeping=fresh.weeping_tree)
 
 ROCKS = ways("rock", legend=legend(Decoration.ROCK), filled=ground.filled_rock, pile=ground.pile_rock,
              angular=ground.angular_rock, plain=ground.plain_rock, shaded=ground.shaded_rock,
              flat=ground.flat_rock, dotted=ground.dotted_rock,
              letter=letter([line((0.36, 0.84), (0.36, 0.16), (0.6, 0.18), (0.66, 0.32), (0.6, 0.48),
                                  (0.36, 0.5)), line((0.48, 0.5), (0.68, 0.84))]),
-             cracked=ground.cracked_rock, scribbled=ground.scribbled_rock, standing=ground.standing_stone)
+             cracked=ground.cracked_rock, scribbled=ground.scribbled_rock, standing=ground.standing_stone,
+             block=fresh.block_rock, grounded=fresh.grounded_rock)
 
 MOSSES = ways("moss", legend=legend(Decoration.MOSS), dots=ground.moss_dots, waves=ground.moss_waves,
               grass=ground.moss_grass, bush=ground.moss_bush, curls=ground.moss_curls,
               patch=ground.moss_patch, stones=ground.moss_stones,
               letter=letter([line((0.26, 0.84), (0.3, 0.16), (0.5, 0.6), (0.7, 0.16), (0.74, 0.84))]),
-              carpet=ground.moss_carpet, ferns=ground.moss_ferns, mound=ground.moss_mound)
+              carpet=ground.moss_carpet, ferns=ground.moss_ferns, mound=ground.moss_mound,
+              stars=fresh.moss_stars, scallops=fresh.moss_scallops)
 
 BRIDGES = ways("bridge", legend=legend(Decoration.BRIDGE), arch=ground.simple_arch, ladder=ground.ladder_bridge,
                equals=ground.equals_bridge, double_arch=ground.double_arch, wave=ground.wave_bridge,
                planks=ground.plank_bridge, filled=ground.filled_arch, moon=ground.moon_bridge,
-               flat_top=ground.flat_top_bridge, zigzag=ground.zigzag_bridge)
+               flat_top=ground.flat_top_bridge, zigzag=ground.zigzag_bridge,
+               suspension=fresh.suspension_bridge, topview=fresh.topview_bridge)
 
 ARCHETYPES: dict[Decoration, tuple[Archetype, ...]] = {
     Decoration.LANTERN: LANTERNS, Decoration.BAMBOO: BAMBOOS, Decoration.TREE: TREES,
@@ -112,6 +121,8 @@ TREE_MARKS = (
                                           rectangle(0.15, 0.15, 0.85, 0.85)]),
     Archetype("mark-scribble", lambda rng: [line((0.08, 0.35), (0.3, 0.7), (0.5, 0.3), (0.7, 0.7), (0.92, 0.35))]),
     Archetype("mark-slash", lambda rng: [line((0.15, 0.85), (0.85, 0.15))]),
+    Archetype("mark-letter-s", fresh.mark_letter_s),
+    Archetype("mark-hash", fresh.mark_hash),
 )
 
 # Held out of training: two archetypes a decoration and two marks, each unlike the others in
@@ -123,6 +134,17 @@ HELD_OUT = frozenset({
 })
 
 
-def choices(archetypes: tuple[Archetype, ...], held_out: bool) -> tuple[Archetype, ...]:
-    """The archetypes a hand may use: the held-out ones alone, or all the others."""
-    return tuple(a for a in archetypes if (a.name in HELD_OUT) == held_out)
+# Invented after the decoder's last choice (ways_fresh.py): out of training and of tuning alike.
+FRESH = frozenset({
+    "lantern-bulb", "lantern-cage", "bamboo-beads", "bamboo-shoot", "tree-palm", "tree-weeping",
+    "rock-block", "rock-grounded", "moss-stars", "moss-scallops", "bridge-suspension", "bridge-topview",
+    "mark-letter-s", "mark-hash",
+})
+
+
+def choices(archetypes: tuple[Archetype, ...], held_out: bool, fresh: bool = False) -> tuple[Archetype, ...]:
+    """The archetypes a hand may use: the fresh ones alone, the held-out ones alone, or all the
+    others (the ways the networks train on)."""
+    if fresh:
+        return tuple(a for a in archetypes if a.name in FRESH)
+    return tuple(a for a in archetypes if (a.name in HELD_OUT) == held_out and a.name not in FRESH)

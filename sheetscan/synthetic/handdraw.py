@@ -46,14 +46,15 @@ class Drawings:
     tree_mark_size: float  # in cell widths
 
 
-def player_drawings(rng: np.random.Generator, held_out: bool = False) -> Drawings:
-    """A player's drawings: each from the archetypes held out of training, or from the others."""
+def player_drawings(rng: np.random.Generator, held_out: bool = False, fresh: bool = False) -> Drawings:
+    """A player's drawings: each from the fresh archetypes, those held out of training, or the
+    others (archetypes.choices)."""
     names, strokes = {}, {}
     for decoration, archetypes in ARCHETYPES.items():
-        options = choices(archetypes, held_out)
+        options = choices(archetypes, held_out, fresh)
         archetype = options[rng.integers(len(options))]
         names[decoration.category], strokes[decoration] = archetype.name, archetype.draw(rng)
-    marks = choices(TREE_MARKS, held_out)
+    marks = choices(TREE_MARKS, held_out, fresh)
     mark = marks[rng.integers(len(marks))]
     names["tree_mark"] = mark.name
     return Drawings(names, strokes, mark.draw(rng), float(rng.uniform(*TREE_MARK_SIZE)))

@@ -105,14 +105,16 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
                 layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False,
-                varied_digits: bool = False) -> SynthPhoto:
+                varied_digits: bool = False, fresh_styles: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
     its ways to draw and its digits, in another game: a player's next sheet.
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
-    ``held_out_styles`` draws every sheet with the archetypes held out of training alone.
+    ``held_out_styles`` draws every sheet with the archetypes held out of training alone;
+    ``fresh_styles`` with the fresh ones alone (out of training and tuning), its digits written
+    by held-out writers.
     ``coarse_digits`` writes every real writer's digits from a coarse source (digits.py): a
     measure only, no training photo has them. ``varied_digits`` has every real writer write each
     number with a new sample of each digit (a writer who does not copy themselves, or an
@@ -141,13 +143,14 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
         record = scrambled_record(game.record, scrambler) if scramble else game.record
         style = random_style(rng)
-        if held_out_styles or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
-            style = replace(style, writer=pick_writer(writers, held_out_styles))
+        unseen = held_out_styles or fresh_styles
+        if unseen or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
+            style = replace(style, writer=pick_writer(writers, unseen))
             if coarse_digits:
                 style = replace(style, digit_source_px=pick_source_px(writers))
             if varied_digits:
                 style = replace(style, writer_varies=True)
-        hand = player_drawings(players_hand or hands, held_out_styles)
+        hand = player_drawings(players_hand or hands, held_out_styles, fresh_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
         drawn.append(draw_game(_blank(dpi, hidden, layout_name), record, layout, dpi, style, hand, hands,
@@ -215,12 +218,12 @@ def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> lis
 
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 megapixels: float | None = None, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT, blank: bool = False) -> Path:
+                layout_name: str = DEFAULT_LAYOUT, blank: bool = False, fresh_styles: bool = False) -> Path:
     """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path. ``blank``: one
     unfilled sheet (blank_photo)."""
     photo = blank_photo(index, seed, level, layout_name) if blank else synth_photo(
         index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles, markers=markers,
-        layout_name=layout_name)
+        layout_name=layout_name, fresh_styles=fresh_styles)
     image_path = out / photo.truth["image"]
     write_atomically(image_path, lambda temporary: temporary.write_bytes(photo.jpeg))
     write_atomically(out / f"{index:04d}.json", lambda temporary: temporary.write_text(json.dumps(photo.truth, indent=1)))
