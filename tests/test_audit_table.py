@@ -160,7 +160,7 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
 @pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])
 @pytest.mark.parametrize("command", [["read"], ["audit"], ["table", "--sheets-per-photo", "2", "--jobs", "1", "--repeat", "1"]])
 def test_the_benches_draw_and_write_as_asked(runner, monkeypatch, command, option):
-    from sheetscan.lab import bench
+    from sheetscan.lab import bench, timing
 
     member = option.removeprefix("--").replace("-", "_")
     asked = []
@@ -171,10 +171,12 @@ def test_the_benches_draw_and_write_as_asked(runner, monkeypatch, command, optio
 
     synth_photo = bench.synth_photo
     monkeypatch.setattr(bench, "synth_photo", recorded)
+    monkeypatch.setattr(timing, "synth_photo", recorded)
     result = runner.invoke(app, ["bench", *command, "--n", "1", "--seed", "5", "--level", "scan", option, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout.strip().splitlines()[-1])[member] is True
-    assert asked == [True] * (2 if command == ["read"] else 1)  # a read's timed photo too: it is drawn in the run's hands
+    # a read's timed photos too: they are drawn in the run's hands
+    assert asked == [True] * (1 + timing.TIMED_PHOTOS if command == ["read"] else 1)
 
 
 @pytest.mark.parametrize("successes, trials, low, high", [(8, 10, 0.490, 0.943), (0, 10, 0.0, 0.278),

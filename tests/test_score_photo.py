@@ -9,6 +9,7 @@ from conftest import SAMPLES, assert_read_or_flagged, truth
 
 from cli import app
 from sheetscan.game.rules import CATEGORIES
+from sheetscan.lab.timing import TIMED_PHOTOS
 
 
 @pytest.mark.parametrize("level", ["scan", "phone"])
@@ -85,22 +86,26 @@ def test_bench_read_reports_every_figure(runner):
     assert isinstance(figures["peak_memory_mb"], int) and figures["peak_memory_mb"] >= 50  # a Python with numpy, at least
     # the times are rounded to the millisecond; the ratio is of the times before rounding
     assert figures["read_to_decode_ratio"] == pytest.approx(figures["read_seconds_12mp"] / figures["decode_seconds_12mp"], rel=0.02)
+    # several photos timed: the first is the figure, the median and the slowest say how typical it is
+    ratios = figures["read_to_decode_ratio_by_photo"]
+    assert len(ratios) == TIMED_PHOTOS and ratios[0] == pytest.approx(figures["read_to_decode_ratio"], abs=0.011)
+    assert figures["read_to_decode_ratio_slowest"] == max(ratios) >= figures["read_to_decode_ratio_median"] >= min(ratios)
 
 
 @pytest.mark.parametrize("held_out", [False, True])
 def test_the_timed_photo_is_drawn_in_the_runs_hands(monkeypatch, tmp_path, held_out):
-    import sheetscan.lab.bench as bench
+    import sheetscan.lab.timing as timing
     import sheetscan.reading.pipeline as pipeline
     from sheetscan.design.layout import load_layout
 
-    drawn, original = [], bench.synth_photo
+    drawn, original = [], timing.synth_photo
 
     def synth(*args, **kwargs):
         drawn.append(kwargs.get("held_out_styles", False))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(bench, "synth_photo", synth)
+    monkeypatch.setattr(timing, "synth_photo", synth)
     monkeypatch.setattr(pipeline, "read_photo", lambda *args, **kwargs: None)  # the timing is not under test
-    monkeypatch.setattr(bench, "peak_memory_kib", lambda command: 1024)
-    bench._read_speed(tmp_path, 5, "scan", "all", "print-and-play", load_layout(), held_out, repeats=1)
-    assert drawn == [held_out]
+    monkeypatch.setattr(timing, "peak_memory_kib", lambda command: 1024)
+    timing.read_speed(tmp_path, 5, "scan", "all", "print-and-play", load_layout(), held_out, repeats=1)
+    assert drawn == [held_out] * timing.TIMED_PHOTOS

@@ -20,8 +20,8 @@ from sheetscan.game.rules import DECORATION_BY_LETTER
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.design.layout import Layout, load_layout
-from sheetscan.lab.peak import peak_memory_kib
 from sheetscan.lab.stats import wilson_interval
+from sheetscan.lab.timing import read_speed
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.synthetic.synth import match_truth, synth_photo
 from sheetscan.game.table import Player, rank, winners
@@ -173,7 +173,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen[1] += tally["cells"]
             if say:
                 say(index)
-        speed = _read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles, writing)
+        speed = read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles, writing)
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
@@ -194,39 +194,6 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "by_archetype": {name: [round(right / seen, 4), seen] for name, (right, seen) in sorted(by_archetype.items())},
         **speed,
     }
-
-
-def _read_speed(folder: Path, seed: int, level: str, markers: str, layout_name: str, layout: Layout,
-                held_out_styles: bool, writing: dict | None = None, repeats: int = 7) -> dict:
-    """Median time to read a 12-megapixel JPEG on one core, against cv2.imread of it; and the
-    peak memory of a whole ``sheetscan score`` process on it. Its sheet is drawn in the run's
-    hands and ``writing``: a sheet in hands no network saw is decoded with its drawings labelled together."""
-    from sheetscan.reading.pipeline import read_photo
-
-    path = folder / "twelve.jpg"
-    path.write_bytes(synth_photo(0, seed + 1, level, megapixels=12, markers=markers, layout_name=layout_name,
-                                 held_out_styles=held_out_styles, **(writing or {})).jpeg)
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        read_photo(path, layout=layout)  # load the model once, as a batch does
-        reads, decodes = [], []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            cv2.imread(str(path))
-            decodes.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            read_photo(path, layout=layout)
-            reads.append(time.perf_counter() - start)
-    finally:
-        cv2.setNumThreads(threads)
-    layout_file = folder / "layout.json"
-    layout_file.write_text(json.dumps(layout.document))
-    # its memory counts whatever it finds (a layout made from a photo may miss this sheet: exit 3)
-    peak_kib = peak_memory_kib(["score", "--json", "--layout", str(layout_file), str(path)])
-    read, decode = float(np.median(reads)), float(np.median(decodes))
-    return {"read_seconds_12mp": round(read, 4), "decode_seconds_12mp": round(decode, 4),
-            "read_to_decode_ratio": round(read / decode, 2), "peak_memory_mb": round(peak_kib / 1024)}
 
 
 def _turn_symbols(turn: dict) -> list[str]:

@@ -127,7 +127,9 @@ def bench_read_command(
         f"({f['wrong_totals_marked_sure']} wrong totals marked sure)",
         "  by drawing: " + ", ".join(f"{name} {share:.1%} of {seen}" for name, (share, seen) in f["by_archetype"].items()),
         f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
-        f"ratio {f['read_to_decode_ratio']:.2f}; peak memory {f['peak_memory_mb']} MB",
+        f"ratio {f['read_to_decode_ratio']:.2f} (of {len(f['read_to_decode_ratio_by_photo'])} photos: median "
+        f"{f['read_to_decode_ratio_median']:.2f}, slowest {f['read_to_decode_ratio_slowest']:.2f}); "
+        f"peak memory {f['peak_memory_mb']} MB",
     ]))
 
 
