@@ -5,8 +5,8 @@ shorthand, a sketchier or a more detailed picture, several objects instead of on
 letter, a filled shape. Its ``draw(rng)`` gives the strokes of one player's version (proportions,
 counts, closure and filling drawn from ``rng``), in a unit box; the hand then places and wobbles
 each drawing (pen.hand_strokes). The draw functions live in ways_upright.py (lanterns, bamboo,
-trees) and ways_ground.py (rocks, moss, bridges); adding a way to draw is one function there and
-one entry here.
+trees), ways_ground.py (rocks, moss, bridges) and ways_fresh.py (the fresh ways, below); adding a
+way to draw is one function there and one entry here.
 
 Some archetypes are held out of training (``HELD_OUT``): the benches' ``--held-out-styles`` draw
 sheets with those alone, to measure reading on drawings the networks never saw. Many rounds of the

@@ -79,11 +79,11 @@ def weeping_tree(rng):
 def block_rock(rng):
     """A stone seen as a block: a hexagon with the three edges of its near corner."""
     w, h = rng.uniform(0.26, 0.34), rng.uniform(0.2, 0.26)
-    centre = (0.5, 0.58)
-    top = (centre[0], centre[1] - h * 0.2)
-    outline = polygon((0.5 - w, 0.58 - h * 0.6), (0.5, 0.58 - h * 1.1), (0.5 + w, 0.58 - h * 0.6), (0.5 + w, 0.58 + h * 0.7),
-                      (0.5, 0.58 + h * 1.1), (0.5 - w, 0.58 + h * 0.7))
-    return [outline, line((0.5 - w, 0.58 - h * 0.6), top, (0.5 + w, 0.58 - h * 0.6)), line(top, (0.5, 0.58 + h * 1.1))]
+    cx, cy = 0.5, 0.58
+    near = (cx, cy - h * 0.2)  # the corner nearest the eye, where the three edges meet
+    outline = polygon((cx - w, cy - h * 0.6), (cx, cy - h * 1.1), (cx + w, cy - h * 0.6), (cx + w, cy + h * 0.7),
+                      (cx, cy + h * 1.1), (cx - w, cy + h * 0.7))
+    return [outline, line((cx - w, cy - h * 0.6), near, (cx + w, cy - h * 0.6)), line(near, (cx, cy + h * 1.1))]
 
 
 def grounded_rock(rng):
