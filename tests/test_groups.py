@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit
@@ -56,15 +57,18 @@ def test_a_group_misread_with_confidence_takes_the_kind_the_turn_log_gives():
     assert decode_sheet(replace(reading, groups=(tuple(cells),)), box_reading(record), groups=False).record.garden != record.garden
 
 
-def test_bench_drawings_says_how_often_a_drawings_most_alike_neighbour_is_its_kind(runner):
+@pytest.mark.parametrize("styles", ["--held-out-styles", "--fresh-styles"])
+def test_bench_drawings_says_how_often_a_drawings_most_alike_neighbour_is_its_kind(runner, styles):
     import json
 
     from cli import app
 
-    result = runner.invoke(app, ["bench", "drawings", "--n", "2", "--seed", "5", "--level", "scan", "--held-out-styles",
+    result = runner.invoke(app, ["bench", "drawings", "--n", "2", "--seed", "5", "--level", "scan", styles,
                                  "--jobs", "1", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout.strip().splitlines()[-1])
-    assert figures["sheets"] == 2 and figures["held_out_styles"] and figures["drawings"] >= 2 * 10
+    member = styles.removeprefix("--").replace("-", "_")
+    assert figures["sheets"] == 2 and figures[member] and figures["drawings"] >= 2 * 10
+    assert figures["held_out_styles"] + figures["fresh_styles"] == 1  # one set of hands, as asked
     # on two clean scans a hand's drawings are mostly nearest their own kind, by either measure
     assert 0.6 <= figures["hog"] <= 1 and 0.6 <= figures["network"] <= 1 and 0.6 <= figures["both"] <= 1

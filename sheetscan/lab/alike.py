@@ -43,13 +43,17 @@ def alike_shares(samples, net) -> dict[str, float]:
             "both": nearest_same_kind(lambda p: drawing_similarity(drawing_features(p), net.logits(p)), patches, kinds, sheets)}
 
 
-def bench_drawings(count: int, seed: int, level: str, held_out_styles: bool, jobs: int) -> dict:
+def bench_drawings(count: int, seed: int, level: str, held_out_styles: bool, jobs: int,
+                   fresh_styles: bool = False) -> dict:
     """alike_shares of the sheets of ``count`` fresh photos (``held_out_styles``: drawn by hands
-    held out of training), with the drawing network the reader loads."""
+    held out of training; ``fresh_styles``: by the fresh ones), with the drawing network the
+    reader loads."""
     from sheetscan.lab.dataset import collect_parallel
     from sheetscan.reading.read import load_drawing_network
 
-    samples = collect_parallel(seed, count, (level,), "drawings", jobs=jobs, held_out_styles=held_out_styles)
+    samples = collect_parallel(seed, count, (level,), "drawings", jobs=jobs, held_out_styles=held_out_styles,
+                               fresh_styles=fresh_styles)
     decorated = samples.labels["drawing"] > 0
     return {"photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
+            "fresh_styles": fresh_styles,
             "sheets": samples.sheets, "drawings": int(decorated.sum()), **alike_shares(samples, load_drawing_network())}

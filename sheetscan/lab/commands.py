@@ -314,6 +314,7 @@ def bench_drawings_command(
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
     held_out_styles: HeldOutStyles = False,
+    fresh_styles: FreshStyles = False,
     jobs: JobsOption = None,
     as_json: FiguresAsJson = False,
 ) -> None:
@@ -326,7 +327,7 @@ def bench_drawings_command(
     from sheetscan.lab.alike import bench_drawings
     from sheetscan.reading.batch import default_jobs
 
-    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs())
+    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs(), fresh_styles)
     print_figures(f, as_json, f"{f['drawings']} drawings on {f['sheets']} sheets: the most alike other drawing of its "
                   f"sheet is the same kind for {f['both']:.1%} (HOG alone {f['hog']:.1%}, the network alone {f['network']:.1%})")
 

@@ -73,7 +73,7 @@ class Samples:
 def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
             skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
             sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False,
-            layout_name: str = DEFAULT_LAYOUT) -> Samples:
+            layout_name: str = DEFAULT_LAYOUT, fresh_styles: bool = False) -> Samples:
     """Samples of the synthetic photos ``indices`` of run ``seed`` of the sheet design
     ``layout_name``; levels and sheets per photo are taken in turn (photo i: ``levels[i % len]``,
     ``sheets_per_photo[i % len]``).
@@ -81,8 +81,8 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     Sheets drawn with a pen in ``skip_pens`` are left out (a style held out of training), and
     so are sheets the locator misses; ``scramble`` fills the boxes at random (see
     synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
-    level's range); ``held_out_styles`` draws the sheets by the hands held out of training (never
-    a training set's: for measuring).
+    level's range); ``held_out_styles`` draws the sheets by the hands held out of training, and
+    ``fresh_styles`` by the fresh ones (never a training set's: for measuring).
     """
     layout = load_layout(layout_name)
     parts: dict[str, list] = {}
@@ -90,7 +90,7 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     for index in indices:
         photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
                             megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles,
-                            layout_name=layout_name)
+                            layout_name=layout_name, fresh_styles=fresh_styles)
         if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -108,14 +108,15 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
 def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str = "cells",
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
                      megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,),
-                     held_out_styles: bool = False, layout_name: str = DEFAULT_LAYOUT, first: int = 0) -> Samples:
+                     held_out_styles: bool = False, layout_name: str = DEFAULT_LAYOUT, first: int = 0,
+                     fresh_styles: bool = False) -> Samples:
     """``collect`` of the ``count`` photos from photo ``first`` on, over ``jobs`` processes;
     the result does not depend on ``jobs``."""
     chunks = [range(first + start, first + count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
                               [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs,
-                              [held_out_styles] * jobs, [layout_name] * jobs))
+                              [held_out_styles] * jobs, [layout_name] * jobs, [fresh_styles] * jobs))
     merged = []
     for field in ("patches", "labels", "photos"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])
