@@ -6,12 +6,12 @@ import random
 from dataclasses import replace
 
 import pytest
-from readings import box_reading, garden_reading
+from readings import alike_by_kind, box_reading, garden_reading
 
 from sheetscan.game.audit import audit
-from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.descent import SheetAudit, sheet_cost
-from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST
+from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
+from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
+from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, box_moves, cell_moves
 from sheetscan.game.garden import SheetRecord
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
@@ -199,3 +199,52 @@ def test_passing_over_candidates_by_their_written_numbers_changes_no_decode(seed
     audited.clear()
     assert decode_sheet(reading, boxes) == passing_over
     assert audits_passing_over < len(audited)
+
+
+
+def _descent(reading, boxes) -> Descent:
+    sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
+    first = best_reading(reading, boxes)
+    return Descent(first, sheet_audit.findings(first), cell_moves(reading) + box_moves(boxes), sheet_audit)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_descent_tells_whether_it_ends_dearer_than_a_cost_as_its_end_does(seed):
+    record = play_game(seed, mistake_rate=0.5).record
+    reading, boxes = _misread_cells(record, seed), box_reading(record)
+    finished = _descent(reading, boxes)
+    costs = [finished.cost]
+    while not finished.done:
+        finished.step()
+        costs += [finished.cost] if finished.rounds == len(costs) else []  # the last step may take none
+    assert costs == sorted(costs, reverse=True) and len(set(costs)) == len(costs)  # each round lowers it
+    asked = [0.0, *costs, *(cost + 1e-9 for cost in costs), *(cost - 1e-9 for cost in costs), finished.spent]
+    rounds = []
+    for cost in asked:
+        descent = _descent(reading, boxes)
+        assert descent.costs_more_than(cost) == (finished.cost > cost), cost
+        rounds.append(descent.rounds)
+    assert rounds[0] == 0 < finished.rounds  # no round needed to tell it costs more than nothing
+    assert max(rounds) == finished.rounds
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_sheet_its_drawings_read_together_explain_takes_only_the_descents_rounds_that_tell(seed, monkeypatch):
+    # a hand the networks never saw: every drawing of a kind read as another. Once the descent's
+    # changes cost more than the labelling that explains the sheet, no later round of it could
+    # make it the cheaper reading.
+    record = honest_game(seed)
+    kind = max(Decoration, key=lambda kind: sum(decoration is kind for _, decoration in record.garden.decorated_cells()))
+    misread = Decoration.LANTERN if kind is not Decoration.LANTERN else Decoration.MOSS
+    doubts = {cell: {misread.category: 0.75, kind.category: 0.25}
+              for cell, decoration in record.garden.decorated_cells() if decoration is kind}
+    reading = replace(garden_reading(record, doubts), similarity=alike_by_kind(record))
+    boxes = box_reading(record)
+    made = []
+    init = Descent.__init__
+    monkeypatch.setattr(Descent, "__init__", lambda self, *arguments: made.append(self) or init(self, *arguments))
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record and not decoded.findings and "read together" in decoded.changes[0]
+    cell_by_cell = made[0]
+    assert not cell_by_cell.done  # its next round was never needed: finished, it costs more than
+    assert cell_by_cell.finish().cost > RELABEL_GROUP_COST  # one kind read as another, no finding left

@@ -318,7 +318,8 @@ def test_a_labelling_that_fits_the_sheet_only_dearly_does_not_end_the_search_for
     first = best_reading(reading, boxes)
     dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit)
     assert not dear.findings and dear.record.garden != record.garden
-    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit, to_beat=dear.cost)
+    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit,
+                                    lambda cost: dear.cost > cost)
     assert cheaper.record.garden == record.garden and cheaper.cost < dear.cost
 
 

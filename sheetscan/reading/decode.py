@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Mapping, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
 from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
-from sheetscan.reading.descent import SheetAudit, best_reading, descend, sheet_cost
+from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (GROUP_CELL_COST, box_moves, cell_moves, group_moves, logs_read_otherwise,
@@ -71,6 +71,11 @@ MAX_CELL_SWAPS = 6
 TRADE_ROUNDS = 2
 TRADE_BEAM = 3
 TRADES_DECODED = 3
+# The cell by cell descent takes this many rounds before the drawings are read together where it
+# still leaves findings: a misreading or two of a hand the networks know is set right by then, and
+# the labelling is not needed. A sheet it leaves findings on is labelled, and the descent goes on
+# only while it could still end cheaper than the labelling (Descent.costs_more_than).
+ROUNDS_ALONE = 1
 
 
 @dataclass(frozen=True)
@@ -170,9 +175,11 @@ class _Reread(NamedTuple):
 
 
 def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
-                   audit: SheetAudit, to_beat: float = math.inf) -> _Together:
+                   audit: SheetAudit, cell_by_cell_costs_more_than: Callable[[float], bool] = lambda cost: True
+                   ) -> _Together:
     """``base`` with its drawings labelled together with its turn log (taken at once where that
-    leaves no finding and costs less than ``to_beat``, the cell by cell reading), with kinds or
+    leaves no finding and costs less than the cell by cell reading: ``cell_by_cell_costs_more_than``
+    its cost, Descent.costs_more_than), with kinds or
     cells trading labels (_with_trades), or read otherwise: a log read otherwise
     (logs_read_otherwise; the drawings labelled with it, their extra energy paid where they fit
     it worse), a drawing read as empty (readings_without_drawing) or cells read as empty as
@@ -187,7 +194,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         starts.append((_Reread(cost, (f"{what} with the drawings",), drawn, base_then, None),
                        _read_together_with(drawn, base_then, boxes, dice_faces, audit)))
     now, first = min(starts, key=lambda start: start[0].spent + start[1].cost)
-    if now.spent + first.cost < to_beat and not first.findings:
+    if not first.findings and cell_by_cell_costs_more_than(now.spent + first.cost):
         return _said(first, now.spent, now.said)
     best = _with_trades(now.reading, now.base, boxes, dice_faces, audit, first, now.spent, now.said)
     now = now._replace(rival=first.labelling)
@@ -305,14 +312,13 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     if cost >= below:  # an infinite cost (no kind read as another) too
         return _Together(math.inf, base, [], [], labelling)
     findings = audit.findings(relabelled)
-    changes: list[str] = []
     # the cells it did not change may still be misread one by one, as the decoder reads them
     moves = box_moves(boxes) + cell_moves(reading, keep=frozenset(changed))
-    record, after, spent = descend(relabelled, findings, moves, changes, audit)
+    descent = Descent(relabelled, findings, moves, audit).finish()
     read_as = ", ".join(f"{human_cell(cell)} as {_class_name(relabelled.garden, cell)}" for cell in changed)
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(audit.findings(base)) - len(findings)} finding(s) fewer)")
-    return _Together(cost + spent + sheet_cost(after), record, after, [said, *changes], labelling)
+    return _Together(cost + descent.spent + sheet_cost(descent.findings), descent.record, descent.findings, [said, *descent.changes], labelling)
 
 
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
@@ -323,15 +329,20 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     audit = SheetAudit(rules, dice_faces)
     first = best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
-    changes = list(reading.decoder_changes)
-    record, findings, spent = descend(first, audit.findings(first), moves, changes, audit)
+    cell_by_cell = Descent(first, audit.findings(first), moves, audit)
+    for _ in range(ROUNDS_ALONE):
+        if not cell_by_cell.done:
+            cell_by_cell.step()
     if groups and reading.similarity is not None and first.turns is not None and (
-            sheet_cost(findings) or _counts_differ(record, dice_faces)):
-        # from the boxes as first read: the descent may have taken a turn box to fit a misread cell.
-        # A labelling that leaves no finding ends the search only where it costs less than this.
-        cell_by_cell = spent + sheet_cost(findings)
-        together = _read_together(reading, first, boxes, dice_faces, audit, cell_by_cell)
-        if together.cost < cell_by_cell:
-            changes[len(reading.decoder_changes):] = together.changes  # instead of the cell by cell changes
+            not cell_by_cell.done or sheet_cost(cell_by_cell.findings)
+            or _counts_differ(cell_by_cell.record, dice_faces)):
+        # from the boxes as first read: the descent may have taken a turn box to fit a misread cell
+        together = _read_together(reading, first, boxes, dice_faces, audit, cell_by_cell.costs_more_than)
+        if cell_by_cell.costs_more_than(together.cost):
             record, findings = together.record, together.findings
-    return DecodedSheet(record, audit.score(record.garden), tuple(findings), tuple(changes))
+            return DecodedSheet(record, audit.score(record.garden), tuple(findings),
+                                (*reading.decoder_changes, *together.changes))
+    cell_by_cell.finish()
+    record, findings = cell_by_cell.record, cell_by_cell.findings
+    return DecodedSheet(record, audit.score(record.garden), tuple(findings),
+                        (*reading.decoder_changes, *cell_by_cell.changes))

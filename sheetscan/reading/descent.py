@@ -3,7 +3,9 @@ sheet's cost, round after round (decode.py's search, before its drawings are rea
 
 A sheet's cost is what its changes cost (moves.py) plus FINDING_COST for each mistake its
 findings need (sheet_cost). Each round takes one move or, when no single one helps, two together
-(two misread cells that only explain a written number jointly).
+(two misread cells that only explain a written number jointly). A Descent takes its rounds on
+asking: the decoder needs only as many as tell whether it could end cheaper than the sheet's
+drawings read together.
 
 A search weighs thousands of records a sheet. SheetAudit audits each garden once, and a
 candidate whose written numbers alone cost too much to beat the best is passed over before its
@@ -12,6 +14,7 @@ garden is audited against its turn log (five of six such audits on held-out shee
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache, partial
 from typing import Mapping
 
@@ -120,25 +123,54 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
     return best
 
 
-def descend(record: SheetRecord, findings: list[Finding], moves: list[Move], changes: list[str],
-            audit: SheetAudit) -> tuple[SheetRecord, list[Finding], float]:
-    """Take the change that most lowers the sheet's cost, round after round, while one does;
-    each change taken is said in ``changes``. The record, its findings and what the changes cost."""
-    spent = 0.0
-    for _ in range(MAX_ROUNDS):
-        cost = sheet_cost(findings)
-        if not cost:
-            break
-        best = (best_change(record, cost, [(move,) for move in moves], audit)
-                or best_change(record, cost, cheap_pairs(moves, cost), audit))
+class Descent:
+    """The descent, a round at a time on asking (``step``): the record, its findings, the changes
+    said and what they cost so far. A sheet the drawings read together explain (decode.py) need
+    not wait for the descent to end where it cannot end cheaper (``costs_more_than``)."""
+
+    def __init__(self, record: SheetRecord, findings: list[Finding], moves: list[Move], audit: SheetAudit):
+        self.record, self.findings, self.moves, self.audit = record, findings, moves, audit
+        self.changes: list[str] = []
+        self.spent = 0.0
+        self.rounds = 0
+        self.done = not sheet_cost(findings)
+
+    @property
+    def cost(self) -> float:
+        """What its changes and its findings cost now: each round lowers it."""
+        return self.spent + sheet_cost(self.findings)
+
+    def step(self) -> None:
+        """Take the change that most lowers the sheet's cost, or end where none does."""
+        cost = sheet_cost(self.findings)
+        best = (best_change(self.record, cost, [(move,) for move in self.moves], self.audit)
+                or best_change(self.record, cost, cheap_pairs(self.moves, cost), self.audit))
         if best is None:
-            break
-        _, change, record, after = best
-        resolved = sorted({f.kind for f in findings if f not in after})
+            self.done = True
+            return
+        _, change, self.record, after = best
+        resolved = sorted({f.kind for f in self.findings if f not in after})
         what = " and ".join(move.what for move in change)
-        changes.append(f"{what}: {len(findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
-        findings = after
+        self.changes.append(f"{what}: {len(self.findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
+        self.findings = after
         targets = {move.target for move in change}
-        moves = [m for m in moves if m.target not in targets]
-        spent += sum(move.cost for move in change)
-    return record, findings, spent
+        self.moves = [m for m in self.moves if m.target not in targets]
+        self.spent += sum(move.cost for move in change)
+        self.rounds += 1
+        self.done = self.rounds == MAX_ROUNDS or not sheet_cost(after)
+
+    def finish(self) -> "Descent":
+        while not self.done:
+            self.step()
+        return self
+
+    def costs_more_than(self, cost: float) -> bool:
+        """Whether the finished descent costs more than ``cost``, taking only the rounds that
+        tell: it ends where it stands or after one more change at least as dear as its cheapest
+        move, and its changes' cost only grows."""
+        while not self.done and self.cost > cost:
+            if self.spent + min((move.cost for move in self.moves), default=math.inf) > cost:
+                return True
+            self.step()
+        return self.cost > cost
+
