@@ -228,16 +228,17 @@ def test_a_descent_tells_whether_it_ends_dearer_than_a_cost_as_its_end_does(seed
     assert max(rounds) == finished.rounds
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 6])  # games whose descent would take more rounds
 def test_a_sheet_its_drawings_read_together_explain_takes_only_the_descents_rounds_that_tell(seed, monkeypatch):
-    # a hand the networks never saw: every drawing of a kind read as another. Once the descent's
-    # changes cost more than the labelling that explains the sheet, no later round of it could
-    # make it the cheaper reading.
+    # a hand the networks never saw: its three commonest kinds each read as another, everywhere.
+    # Once the descent's changes cost more than the labelling that explains the sheet, no later
+    # round of it could make it the cheaper reading.
     record = honest_game(seed)
-    kind = max(Decoration, key=lambda kind: sum(decoration is kind for _, decoration in record.garden.decorated_cells()))
-    misread = Decoration.LANTERN if kind is not Decoration.LANTERN else Decoration.MOSS
-    doubts = {cell: {misread.category: 0.75, kind.category: 0.25}
-              for cell, decoration in record.garden.decorated_cells() if decoration is kind}
+    drawn = [decoration for _, decoration in record.garden.decorated_cells()]
+    kinds = sorted(Decoration, key=lambda kind: -drawn.count(kind))[:3]
+    read_as = dict(zip(kinds, kinds[1:] + kinds[:1]))
+    doubts = {cell: {read_as[decoration].category: 0.8, decoration.category: 0.2}
+              for cell, decoration in record.garden.decorated_cells() if decoration in read_as}
     reading = replace(garden_reading(record, doubts), similarity=alike_by_kind(record))
     boxes = box_reading(record)
     made = []
@@ -247,4 +248,4 @@ def test_a_sheet_its_drawings_read_together_explain_takes_only_the_descents_roun
     assert decoded.record == record and not decoded.findings and "read together" in decoded.changes[0]
     cell_by_cell = made[0]
     assert not cell_by_cell.done  # its next round was never needed: finished, it costs more than
-    assert cell_by_cell.finish().cost > RELABEL_GROUP_COST  # one kind read as another, no finding left
+    assert cell_by_cell.finish().cost > 3 * RELABEL_GROUP_COST  # three kinds read as others, no finding left
