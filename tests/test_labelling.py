@@ -316,10 +316,10 @@ def test_a_labelling_that_fits_the_sheet_only_dearly_does_not_end_the_search_for
 
     sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
     first = best_reading(reading, boxes)
-    dear = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit)
+    start = decode._together_start(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit)
+    dear = start[1]
     assert not dear.findings and dear.record.garden != record.garden
-    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit,
-                                    lambda cost: dear.cost > cost)
+    cheaper = decode._read_together(reading, first, boxes, DEFAULT_DICE_FACES, sheet_audit, start)
     assert cheaper.record.garden == record.garden and cheaper.cost < dear.cost
 
 

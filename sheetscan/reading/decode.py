@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
@@ -29,8 +29,8 @@ from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
 from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
-from sheetscan.reading.moves import (GROUP_CELL_COST, box_moves, cell_moves, group_moves, logs_read_otherwise,
-                                     ratio_cost, readings_with_drawings, readings_without_drawing)
+from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, box_moves, cell_moves, group_moves,
+                                     logs_read_otherwise, ratio_cost, readings_with_drawings, readings_without_drawing)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score
@@ -71,15 +71,19 @@ MAX_CELL_SWAPS = 6
 TRADE_ROUNDS = 2
 TRADE_BEAM = 3
 TRADES_DECODED = 3
-# The cell by cell descent takes this many rounds before the drawings are read together where it
-# still leaves findings: a misreading or two of a hand the networks know is set right by then, and
-# the labelling is not needed. A sheet it leaves findings on is labelled, and the descent goes on
-# only while it could still end cheaper than the labelling (Descent.costs_more_than). Chosen on
-# validation photos (12 MP, seeds 77-81, 25 own-hand and 25 held-out, read on one core against
-# their imread): at 1, own-hand sheets with two misreadings were labelled for nothing (median
-# x2.58, against x1.69 finishing every descent first); at 2, x1.68 and held out x4.21 against
-# x4.77; at 3, x1.66 and x4.85. The same records at each (135 validation sheets).
+# The cell by cell descent takes ROUNDS_ALONE rounds, and more while its findings need at most
+# MISTAKES_LEFT_ALONE mistakes, before the drawings are read together where it still leaves
+# findings: a misreading or two of a hand the networks know is set right alone. Where they are
+# read together, the descent goes on only while it could still end cheaper than the labelling
+# (Descent.costs_more_than). Chosen on validation photos (12 MP, seeds 77-81: 25 own-hand, 25
+# held-out and 20 own-hand pad photos, each read on one core against its imread; the medians):
+# finishing every descent first, x1.69, x4.77 and x1.79; one round alone, x2.58 and x4.17 (own
+# sheets with two misreadings labelled for nothing); two, x1.68 and x4.21; three, x1.66 and x4.85;
+# two and then while two mistakes or fewer are left, x1.68, x4.25 and x1.79 (the pad's slowest
+# own sheets otherwise labelled for nothing: x2.1 and x2.2 against x2.9 and x3.0). The same
+# records at each (135 validation sheets of seeds 77-81).
 ROUNDS_ALONE = 2
+MISTAKES_LEFT_ALONE = 2
 
 
 @dataclass(frozen=True)
@@ -178,28 +182,31 @@ class _Reread(NamedTuple):
     rival: Labelling | None
 
 
-def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
-                   audit: SheetAudit, cell_by_cell_costs_more_than: Callable[[float], bool] = lambda cost: True
-                   ) -> _Together:
-    """``base`` with its drawings labelled together with its turn log (taken at once where that
-    leaves no finding and costs less than the cell by cell reading: ``cell_by_cell_costs_more_than``
-    its cost, Descent.costs_more_than), with kinds or
-    cells trading labels (_with_trades), or read otherwise: a log read otherwise
-    (logs_read_otherwise; the drawings labelled with it, their extra energy paid where they fit
-    it worse), a drawing read as empty (readings_without_drawing) or cells read as empty as
-    drawings (_with_drawings, also a start of its own); then its boxes decoded. The
-    cheapest, its cost counting the trade's extra energy or what was read otherwise too. Where
-    the cheapest read otherwise still leaves findings, its labellings' trades are tried (a
-    misread turn and two trees' marks the log allows either way are two misreadings, and only
-    both set right fit), and where findings are still left it is read otherwise again
-    (LOG_ROUNDS in all)."""
+def _together_start(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
+                    dice_faces: Mapping[int, Decoration], audit: SheetAudit) -> tuple[_Reread, _Together]:
+    """``base`` with its drawings labelled together with its turn log, its boxes then decoded,
+    or where cheaper, with cells read as empty taken as drawings (_with_drawings): how it was
+    read, and what that gives."""
     starts = [(_Reread(0.0, (), reading, base, None), _read_together_with(reading, base, boxes, dice_faces, audit))]
     for cost, what, drawn, base_then in _with_drawings(reading, base, dice_faces):
         starts.append((_Reread(cost, (f"{what} with the drawings",), drawn, base_then, None),
                        _read_together_with(drawn, base_then, boxes, dice_faces, audit)))
-    now, first = min(starts, key=lambda start: start[0].spent + start[1].cost)
-    if not first.findings and cell_by_cell_costs_more_than(now.spent + first.cost):
-        return _said(first, now.spent, now.said)
+    return min(starts, key=lambda start: start[0].spent + start[1].cost)
+
+
+def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading, dice_faces: Mapping[int, Decoration],
+                   audit: SheetAudit, start: tuple[_Reread, _Together]) -> _Together:
+    """From ``base`` read together (``start``, _together_start), the cheapest of it, of its
+    labelling with kinds or cells trading labels (_with_trades), and of the sheet read
+    otherwise: a log read otherwise (logs_read_otherwise; the drawings labelled with it, their
+    extra energy paid where they fit it worse), a drawing read as empty
+    (readings_without_drawing) or cells read as empty as drawings (_with_drawings); each then
+    its boxes decoded, its cost counting the trade's extra energy or what was read otherwise
+    too. Where the cheapest read otherwise still leaves findings, its labellings' trades are
+    tried (a misread turn and two trees' marks the log allows either way are two misreadings,
+    and only both set right fit), and where findings are still left it is read otherwise again
+    (LOG_ROUNDS in all)."""
+    now, first = start
     best = _with_trades(now.reading, now.base, boxes, dice_faces, audit, first, now.spent, now.said)
     now = now._replace(rival=first.labelling)
     for _ in range(LOG_ROUNDS):
@@ -322,7 +329,8 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     read_as = ", ".join(f"{human_cell(cell)} as {_class_name(relabelled.garden, cell)}" for cell in changed)
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(audit.findings(base)) - len(findings)} finding(s) fewer)")
-    return _Together(cost + descent.spent + sheet_cost(descent.findings), descent.record, descent.findings, [said, *descent.changes], labelling)
+    return _Together(cost + descent.spent + sheet_cost(descent.findings), descent.record, descent.findings,
+                     [said, *descent.changes], labelling)
 
 
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
@@ -334,19 +342,30 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     first = best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
     cell_by_cell = Descent(first, audit.findings(first), moves, audit)
-    for _ in range(ROUNDS_ALONE):
-        if not cell_by_cell.done:
-            cell_by_cell.step()
-    if groups and reading.similarity is not None and first.turns is not None and (
-            not cell_by_cell.done or sheet_cost(cell_by_cell.findings)
-            or _counts_differ(cell_by_cell.record, dice_faces)):
+    while not cell_by_cell.done and (cell_by_cell.rounds < ROUNDS_ALONE
+                                     or sheet_cost(cell_by_cell.findings) <= MISTAKES_LEFT_ALONE * FINDING_COST):
+        cell_by_cell.step()
+    can_read_together = groups and reading.similarity is not None and first.turns is not None
+    if can_read_together and _leaves_findings(cell_by_cell, dice_faces):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell
-        together = _read_together(reading, first, boxes, dice_faces, audit, cell_by_cell.costs_more_than)
-        if cell_by_cell.costs_more_than(together.cost):
-            record, findings = together.record, together.findings
-            return DecodedSheet(record, audit.score(record.garden), tuple(findings),
-                                (*reading.decoder_changes, *together.changes))
-    cell_by_cell.finish()
-    record, findings = cell_by_cell.record, cell_by_cell.findings
-    return DecodedSheet(record, audit.score(record.garden), tuple(findings),
-                        (*reading.decoder_changes, *cell_by_cell.changes))
+        now, together = start = _together_start(reading, first, boxes, dice_faces, audit)
+        if not together.findings and cell_by_cell.costs_more_than(now.spent + together.cost):
+            return _decoded(reading, audit, _said(together, now.spent, now.said))
+        # the drawings read together leave findings, or cost more than the descent may end at:
+        # where it ends with none, it is the reading; else the search goes on, to beat it
+        if _leaves_findings(cell_by_cell.finish(), dice_faces):
+            together = _read_together(reading, first, boxes, dice_faces, audit, start)
+            if together.cost < cell_by_cell.cost:
+                return _decoded(reading, audit, together)
+    return _decoded(reading, audit, cell_by_cell.finish())
+
+
+def _leaves_findings(descent: Descent, dice_faces: Mapping[int, Decoration]) -> bool:
+    """Whether ``descent`` goes on, or ends with findings or other numbers of each kind than its
+    turn log gives (it may have fitted a misread garden to the written numbers instead)."""
+    return not descent.done or bool(sheet_cost(descent.findings)) or _counts_differ(descent.record, dice_faces)
+
+
+def _decoded(reading: GardenReading, audit: SheetAudit, read: _Together | Descent) -> DecodedSheet:
+    return DecodedSheet(read.record, audit.score(read.record.garden), tuple(read.findings),
+                        (*reading.decoder_changes, *read.changes))
