@@ -80,8 +80,8 @@ TRADES_DECODED = 3
 # finishing every descent first, x1.69, x4.77 and x1.79; one round alone, x2.58 and x4.17 (own
 # sheets with two misreadings labelled for nothing); two, x1.68 and x4.21; three, x1.66 and x4.85;
 # two and then while two mistakes or fewer are left, x1.68, x4.25 and x1.79 (the pad's slowest
-# own sheets otherwise labelled for nothing: x2.1 and x2.2 against x2.9 and x3.0). The same
-# records at each (135 validation sheets of seeds 77-81).
+# own sheets otherwise labelled for nothing: x2.1 and x2.2 against x2.9 and x3.0). At 1, 2 and
+# these, every record of 135 validation sheets (seeds 77-81) is the one finishing first gave.
 ROUNDS_ALONE = 2
 MISTAKES_LEFT_ALONE = 2
 
@@ -367,5 +367,7 @@ def _leaves_findings(descent: Descent, dice_faces: Mapping[int, Decoration]) -> 
 
 
 def _decoded(reading: GardenReading, audit: SheetAudit, read: _Together | Descent) -> DecodedSheet:
+    """The sheet as ``read`` (the drawings read together, or the descent), its changes said after
+    the reader's own."""
     return DecodedSheet(read.record, audit.score(read.record.garden), tuple(read.findings),
                         (*reading.decoder_changes, *read.changes))
