@@ -201,7 +201,6 @@ def test_passing_over_candidates_by_their_written_numbers_changes_no_decode(seed
     assert audits_passing_over < len(audited)
 
 
-
 def _descent(reading, boxes) -> Descent:
     sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
     first = best_reading(reading, boxes)
