@@ -1,12 +1,13 @@
 """Invariants over thousands of random gardens that a wrong scorer breaks."""
 
+import itertools
 import random
 
 from hypothesis import given, settings, strategies as st
 
-from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, surrounding_cells
-from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration
-from sheetscan.game.score import score
+from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, ponds, surrounding_cells
+from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration, RuleSet
+from sheetscan.game.score import score, score_after
 
 MANY = settings(max_examples=1500, deadline=None)
 RULEBOOK_BRIDGE_POINTS = (0, 1, 4, 9, 15)  # for 0, 1, 2, 3 and 4 or more valid bridges (RULES.md)
@@ -98,3 +99,24 @@ def test_bridge_points_follow_0_1_4_9_15(sites, data):
 @given(gardens())
 def test_bridges_score_one_of_the_table_values(garden):
     assert score(garden).breakdown["bridge"] in RULEBOOK_BRIDGE_POINTS
+
+
+EVERY_RULE_SET = [RuleSet(**dict(zip(RuleSet.option_names(), options)))
+                  for options in itertools.product((False, True), repeat=len(RuleSet.option_names()))]
+changes = st.tuples(st.sampled_from(["decoration", "mark", "water"]), st.sampled_from(ALL_CELLS), cell_contents, st.booleans())
+
+
+@MANY
+@given(gardens(), st.lists(changes, min_size=1, max_size=3), st.sampled_from(EVERY_RULE_SET))
+def test_a_garden_scored_from_the_one_it_was_changed_from_scores_as_scored_afresh(garden, changed, rules):
+    after = garden
+    for what, cell, decoration, flag in changed:
+        if what == "decoration":
+            after = after.with_cell(cell, decoration, late=flag and decoration is Decoration.TREE)
+        elif what == "mark" and after.decoration(cell) is Decoration.TREE:
+            after = after.with_cell(cell, late=flag)
+        elif what == "water":
+            after = after.with_cell(cell, water=flag)
+    afresh = Garden(after.decorations, after.water, after.tree_late)  # nothing carried over
+    assert score_after(after, garden, score(garden, rules), rules) == score(afresh, rules)
+    assert ponds(after) == ponds(afresh)

@@ -124,7 +124,12 @@ class Garden:
         tree_late = self.tree_late
         if late is not None:
             tree_late = tree_late | {cell} if late else tree_late - {cell}
-        return Garden(decorations, water_rows, frozenset(tree_late))
+        garden = Garden(decorations, water_rows, frozenset(tree_late))
+        if water is None and "_ponds" in self.__dict__:
+            # the ponds are the water's alone: a decoration changed keeps them (the decoder
+            # scores hundreds of gardens a sheet, each one cell from another)
+            object.__setattr__(garden, "_ponds", self.__dict__["_ponds"])
+        return garden
 
     def mapped(self, move: Callable[[Cell], Cell]) -> "Garden":
         """The garden with every cell moved by ``move`` (a permutation of the grid)."""
@@ -176,6 +181,8 @@ class TurnKind(Enum):
     DRAW = "draw"  # two decoration dice and a location die
     PRUNE = "prune"  # one decoration die, any empty cell; a bonsai leaf is marked
     SKIP = "skip"  # an impossible turn, written X
+
+    __hash__ = object.__hash__  # as Decoration's: the decoder hashes thousands of turn logs a sheet
 
 
 @dataclass(frozen=True)

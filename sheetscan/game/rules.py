@@ -38,10 +38,12 @@ class Decoration(Enum):
     MOSS = "M"
     BRIDGE = "="
 
-    @property
-    def category(self) -> str:
-        """The scoring category (the breakdown key) of this decoration."""
-        return self.name.lower()
+    # hashed as the object it is, in C: Enum's own hash runs in Python, and the decoder hashes
+    # thousands of gardens a sheet, 36 cells each (a member is equal to itself alone)
+    __hash__ = object.__hash__
+
+    def __init__(self, letter: str):
+        self.category = self._name_.lower()  # the scoring category (the breakdown key)
 
 
 EMPTY_LETTER = "."

@@ -61,10 +61,6 @@ class Score:
         return [[cell.points for cell in row] for row in self.cells]
 
 
-def _manhattan(a: Cell, b: Cell) -> int:
-    return abs(a[0] - b[0]) + abs(a[1] - b[1])
-
-
 # The scores whose reason names no other cell, made once: the decoder scores hundreds of
 # gardens a sheet (a frozen CellScore is safe to share)
 EMPTY_WATER = CellScore(0, "penalty", "empty water")
@@ -83,15 +79,13 @@ MOSS_SCORES = tuple(CellScore(wet, "moss", f"{wet} water cell(s) beside it") for
 
 
 def _lantern(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore:
-    others = [
-        other
-        for other in lanterns
-        if other != cell and not (rules.lantern_in_water_ignored and garden.water[other[0]][other[1]])
-    ]
-    too_close = [other for other in others if _manhattan(cell, other) < LANTERN_MIN_DISTANCE]
-    if too_close:
-        r, c = too_close[0]
-        return CellScore(0, "lantern", f"another lantern at ({r + 1},{c + 1}) is too close")
+    r, c = cell
+    others = False
+    for other in lanterns:  # the lanterns that count, in reading order: the first too close is said
+        if other != cell:
+            others = True
+            if abs(other[0] - r) + abs(other[1] - c) < LANTERN_MIN_DISTANCE:
+                return CellScore(0, "lantern", f"another lantern at ({other[0] + 1},{other[1] + 1}) is too close")
     if rules.lantern_needs_pair and not others:
         return LANTERN_ALONE
     return LANTERN_SPACED
@@ -148,45 +142,99 @@ _ON_EARTH = {
 }
 
 
+def _cell_score(garden: Garden, cell: Cell, rules: RuleSet, lanterns: list[Cell]) -> CellScore | None:
+    """What ``cell`` scores, or None for a valid bridge (its points depend on how many there are)."""
+    decoration = garden.decorations[cell[0]][cell[1]]
+    in_water = garden.water[cell[0]][cell[1]]
+    if decoration is None:
+        return EMPTY_WATER if in_water else EMPTY_EARTH
+    if decoration is Decoration.ROCK:
+        return _rock(garden, cell, rules, lanterns)
+    if decoration is Decoration.BRIDGE:
+        if not in_water:
+            return BRIDGE_ON_EARTH
+        invalid = _bridge_validity(garden, cell, rules)
+        return CellScore(0, "bridge", invalid) if invalid else None
+    if in_water:
+        return IN_WATER[decoration]
+    return _ON_EARTH[decoration](garden, cell, rules, lanterns)
+
+
+def _counted_lanterns(garden: Garden, rules: RuleSet) -> list[Cell]:
+    """The lanterns that count for spacing and pairing (lantern_in_water_ignored leaves out those
+    in water), in reading order."""
+    decorations, water = garden.decorations, garden.water
+    return [cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.LANTERN
+            and not (rules.lantern_in_water_ignored and water[cell[0]][cell[1]])]
+
+
 def score(garden: Garden, rules: RuleSet = RuleSet()) -> Score:
     """Score a garden exactly by ../shared/RULES.md under the rule options ``rules``."""
-    decorations, water = garden.decorations, garden.water  # read directly: see EMPTY_WATER
-    cells: list[CellScore | None] = [None] * len(ALL_CELLS)  # in ALL_CELLS' order
-    valid_bridges = []
-    lanterns = [cell for cell, decoration in garden.decorated_cells() if decoration is Decoration.LANTERN]
-    for index, cell in enumerate(ALL_CELLS):
-        decoration = decorations[cell[0]][cell[1]]
-        in_water = water[cell[0]][cell[1]]
-        if decoration is None:
-            cells[index] = EMPTY_WATER if in_water else EMPTY_EARTH
-        elif decoration is Decoration.ROCK:
-            cells[index] = _rock(garden, cell, rules, lanterns)
-        elif decoration is Decoration.BRIDGE:
-            if not in_water:
-                cells[index] = BRIDGE_ON_EARTH
-            else:
-                invalid = _bridge_validity(garden, cell, rules)
-                if invalid:
-                    cells[index] = CellScore(0, "bridge", invalid)
-                else:
-                    valid_bridges.append(index)
-        elif in_water:
-            cells[index] = IN_WATER[decoration]
-        else:
-            cells[index] = _ON_EARTH[decoration](garden, cell, rules, lanterns)
-    # n valid bridges score BRIDGE_POINTS[n]; the k-th (reading order) is credited the step.
+    lanterns = _counted_lanterns(garden, rules)
+    cells = [_cell_score(garden, cell, rules, lanterns) for cell in ALL_CELLS]  # in ALL_CELLS' order
+    _credit_bridges(cells)
+    return _scored(cells, tuple(ponds(garden)))
+
+
+def _credit_bridges(cells: list[CellScore | None]) -> None:
+    """Give the valid bridges (None in ``cells``, every one of the garden's) their points: n valid
+    bridges score BRIDGE_POINTS[n], the k-th (reading order) credited the step."""
+    valid_bridges = [index for index, cell_score in enumerate(cells) if cell_score is None]
     for k, index in enumerate(valid_bridges, start=1):
         step = _bridge_total(k) - _bridge_total(k - 1)
         cells[index] = CellScore(step, "bridge", f"valid bridge no. {k} of {len(valid_bridges)}")
 
-    found_ponds = tuple(ponds(garden))
+
+def score_after(garden: Garden, before: Garden, before_score: Score, rules: RuleSet = RuleSet()) -> Score:
+    """``score(garden, rules)``, from ``before_score`` (``score(before, rules)``) where the two
+    gardens differ in decorations and marks alone: only the changed cells and those whose rule
+    looks at them are scored again (the decoder scores hundreds of gardens a sheet, each a cell or
+    two from the one it stands on). A change of water is scored in full."""
+    if garden.water != before.water:
+        return score(garden, rules)
+    changed = set(garden.tree_late ^ before.tree_late)
+    for r, (row, before_row) in enumerate(zip(garden.decorations, before.decorations)):
+        if row is not before_row:
+            changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
+    kinds = {decorations[r][c] for decorations in (garden.decorations, before.decorations) for r, c in changed}
+    lanterns = _counted_lanterns(garden, rules) if Decoration.LANTERN in kinds else []
+    # a bamboo's points look at its orthogonal neighbours, a rock's at its surrounding cells, a
+    # lantern's at every lantern, a bridge's at every bridge (their number): each scored again
+    # where a changed cell was or is its kind
+    again = set(changed)
+    for kind, near in ((Decoration.BAMBOO, orthogonal_neighbours), (Decoration.ROCK, surrounding_cells)):
+        if kind in kinds:
+            again.update(n for cell in changed for n in near(cell) if garden.decorations[n[0]][n[1]] is kind)
+    again.update(lanterns)
+    if Decoration.BRIDGE in kinds:
+        again.update(cell for cell in ALL_CELLS if garden.decorations[cell[0]][cell[1]] is Decoration.BRIDGE)
+    indices = sorted(cell[0] * GRID_SIZE + cell[1] for cell in again)
+    cells = [cell_score for row in before_score.cells for cell_score in row]
+    before_cells = [cells[index] for index in indices]
+    for index in indices:
+        cells[index] = _cell_score(garden, ALL_CELLS[index], rules, lanterns)
+    _credit_bridges(cells)
+    breakdown = dict(before_score.breakdown)
+    for index, old in zip(indices, before_cells):
+        breakdown[old.category] -= old.points
+        breakdown[cells[index].category] += cells[index].points
+    breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
+    return Score(breakdown, _grid(cells), before_score.ponds)
+
+
+def _scored(cells: list[CellScore], found_ponds: tuple[frozenset[Cell], ...]) -> Score:
+    """The Score of every cell's (in ALL_CELLS' order) and of the ponds."""
     breakdown = {category: 0 for category in CATEGORIES}
     for cell_score in cells:
         breakdown[cell_score.category] += cell_score.points
     breakdown["pond"] = POND_POINTS * len(found_ponds)
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
-    grid = tuple(tuple(cells[r * GRID_SIZE : (r + 1) * GRID_SIZE]) for r in range(GRID_SIZE))
-    return Score(breakdown, grid, found_ponds)
+    return Score(breakdown, _grid(cells), found_ponds)
+
+
+def _grid(cells: list[CellScore]) -> tuple[tuple[CellScore, ...], ...]:
+    """Cell scores in ALL_CELLS' order as rows."""
+    return tuple(tuple(cells[r * GRID_SIZE : (r + 1) * GRID_SIZE]) for r in range(GRID_SIZE))
 
 
 def _bridge_total(valid_count: int) -> int:
