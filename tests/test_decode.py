@@ -10,8 +10,8 @@ from readings import alike_by_kind, box_reading, garden_reading
 
 from sheetscan.game.audit import audit
 from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
-from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
-from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, box_moves, cell_moves
+from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
+from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
 from sheetscan.game.garden import SheetRecord
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
@@ -195,10 +195,25 @@ def test_passing_over_candidates_by_their_written_numbers_changes_no_decode(seed
     monkeypatch.setattr(SheetAudit, "findings", lambda self, candidate: audited.append(1) or findings(self, candidate))
     passing_over = decode_sheet(reading, boxes)
     audits_passing_over = len(audited)
-    monkeypatch.setattr(SheetAudit, "least_cost", lambda self, candidate: 0.0)
+    monkeypatch.setattr(SheetAudit, "least_cost", lambda self, candidate, near=None: 0.0)
     audited.clear()
     assert decode_sheet(reading, boxes) == passing_over
     assert audits_passing_over < len(audited)
+
+
+def test_the_cheap_pairs_are_those_under_the_cost_on_two_readings_cheapest_first():
+    rng = random.Random(4)
+    for _ in range(300):
+        # costs that tie too, as the networks' rounded probabilities give
+        moves = [Move(lambda record: record, rng.choice([rng.uniform(0, MAX_MOVE_COST), float(rng.randint(0, 6))]),
+                      f"move {index}", f"reading {rng.randint(0, 12)}") for index in range(rng.randint(0, 60))]
+        cost = rng.uniform(0, 25)
+        by_cost = sorted(moves, key=lambda move: move.cost)
+        every = sorted(((first, second) for first, second in itertools.combinations(by_cost, 2)
+                        if first.target != second.target and first.cost + second.cost < cost),
+                       key=lambda pair: pair[0].cost + pair[1].cost)
+        said = [(first.what, second.what) for first, second in cheap_pairs(moves, cost)]
+        assert said == [(first.what, second.what) for first, second in every[:MAX_PAIRS]]
 
 
 def _descent(reading, boxes) -> Descent:

@@ -14,14 +14,15 @@ garden is audited against its turn log (five of six such audits on held-out shee
 
 from __future__ import annotations
 
+import heapq
 import math
 from functools import lru_cache, partial
 from typing import Mapping
 
-from sheetscan.game.audit import Finding, garden_findings, sheet_findings
+from sheetscan.game.audit import Finding, pond_findings, sheet_findings, turn_log_findings
 from sheetscan.game.garden import Garden, SheetRecord, Turn
 from sheetscan.game.rules import Decoration, RuleSet
-from sheetscan.game.score import score
+from sheetscan.game.score import Score, score, score_after
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.reading.moves import FINDING_COST, Move
 from sheetscan.reading.read import GardenReading
@@ -57,14 +58,26 @@ def sheet_cost(findings: list[Finding]) -> float:
     return FINDING_COST * (mistakes + (total_differs and not explained))
 
 
+def _garden_audit(garden: Garden, turns: tuple[Turn, ...] | None, ponds_by_water: dict,
+                  dice_faces: Mapping[int, Decoration]) -> tuple[Finding, ...]:
+    """audit.garden_findings, its ponds' part looked up in ``ponds_by_water`` by the water alone:
+    most of the gardens a search weighs differ from another in a decoration only."""
+    ponds_part = ponds_by_water.get(garden.water)
+    if ponds_part is None:
+        ponds_part = ponds_by_water[garden.water] = tuple(pond_findings(garden))
+    return ponds_part if turns is None else (*ponds_part, *turn_log_findings(garden, turns, dice_faces))
+
+
 class SheetAudit:
     """One sheet's audit for the decoder's search, each garden scored and audited once (a new
     photo's gardens are new, so the caches live as long as its decode)."""
 
     def __init__(self, rules: RuleSet, dice_faces: Mapping[int, Decoration]):
-        self.score = lru_cache(maxsize=None)(partial(score, rules=rules))
-        self._audited = lru_cache(maxsize=None)(lambda garden, turns: tuple(garden_findings(garden, turns, dice_faces)))
+        self.rules = rules
+        self._scores: dict[Garden, Score] = {}
+        self._audited = lru_cache(maxsize=None)(partial(_garden_audit, ponds_by_water={}, dice_faces=dice_faces))
         self._by_log_object: dict[tuple[Garden, int], tuple] = {}
+        self._last_written: tuple[SheetRecord | None, list[Finding]] = (None, [])
 
     def _gardens_findings(self, garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
         # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
@@ -75,32 +88,51 @@ class SheetAudit:
             self._by_log_object[key] = (turns, self._audited(garden, turns))
         return self._by_log_object[key][1]
 
-    def _written_findings(self, record: SheetRecord) -> list[Finding]:
-        return sheet_findings(record, self.score(record.garden))
+    def score(self, garden: Garden, near: Garden | None = None) -> Score:
+        """The garden's score, worked out once: from that of ``near`` (a garden it differs from
+        in a cell or two) where that one is scored already."""
+        found = self._scores.get(garden)
+        if found is None:
+            before = None if near is None else self._scores.get(near)
+            found = score(garden, self.rules) if before is None else score_after(garden, near, before, self.rules)
+            self._scores[garden] = found
+        return found
+
+    def _written_findings(self, record: SheetRecord, near: Garden | None = None) -> list[Finding]:
+        # a candidate is bounded by these (least_cost), then audited in full: found once
+        if record is not self._last_written[0]:
+            self._last_written = (record, sheet_findings(record, self.score(record.garden, near)))
+        return self._last_written[1]
 
     def findings(self, record: SheetRecord) -> list[Finding]:
         """audit.audit's findings of ``record``, in its order."""
         return [*self._gardens_findings(record.garden, record.turns), *self._written_findings(record)]
 
-    def least_cost(self, record: SheetRecord) -> float:
+    def least_cost(self, record: SheetRecord, near: Garden | None = None) -> float:
         """At most sheet_cost(self.findings(record)), from the written numbers, the bonsai and
         the pond icons alone: the garden's own findings (its ponds, its turn log) only add
-        mistakes, never a written number's."""
-        return sheet_cost(self._written_findings(record))
+        mistakes, never a written number's. ``near``: a garden it was changed from (score)."""
+        return sheet_cost(self._written_findings(record, near))
 
 
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
     """Pairs of moves on different readings that together cost less than ``cost``, cheapest
     first, at most MAX_PAIRS: two misreadings that only explain a finding together."""
     cheap = sorted((m for m in moves if m.cost < cost), key=lambda m: m.cost)
+    # merged cheapest first, each first move's partners in order (cheap is sorted): a few
+    # hundred of the tens of thousands of pairs a sheet read in an unseen hand can form
+    heap = [(first.cost + cheap[index + 1].cost, index, index + 1) for index, first in enumerate(cheap[:-1])]
+    heap = [entry for entry in heap if entry[0] < cost]
+    heapq.heapify(heap)
     pairs = []
-    for index, first in enumerate(cheap):
-        for second in cheap[index + 1 :]:
-            if first.cost + second.cost >= cost:
-                break  # the rest cost more still
-            if first.target != second.target:
-                pairs.append((first, second))
-    return sorted(pairs, key=lambda pair: pair[0].cost + pair[1].cost)[:MAX_PAIRS]
+    while heap and len(pairs) < MAX_PAIRS:
+        _, index, other = heapq.heappop(heap)
+        first, second = cheap[index], cheap[other]
+        if first.target != second.target:
+            pairs.append((first, second))
+        if other + 1 < len(cheap) and first.cost + cheap[other + 1].cost < cost:
+            heapq.heappush(heap, (first.cost + cheap[other + 1].cost, index, other + 1))
+    return pairs
 
 
 def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]], audit: SheetAudit):
@@ -114,7 +146,7 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
         candidate = record
         for move in change:
             candidate = move.apply(candidate)
-        if cost - audit.least_cost(candidate) - change_cost <= (best[0] if best else 0):
+        if cost - audit.least_cost(candidate, record.garden) - change_cost <= (best[0] if best else 0):
             continue  # its written numbers alone leave it no better
         candidate_findings = audit.findings(candidate)
         gain = cost - sheet_cost(candidate_findings) - change_cost
