@@ -7,6 +7,7 @@ sentence a person can read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
 from sheetscan.game.garden import (
@@ -143,18 +144,37 @@ class _Slot(NamedTuple):
     candidates: tuple[Cell, ...]
 
 
+CROSS_BITS = {location: _cell_bits(cross_cells(location)) for location in range(1, GRID_SIZE + 1)}
+
+
+@lru_cache(maxsize=None)  # asked of a kind's cells in one row and column: a few thousand at most
+def _cells_of_bits(bits: int) -> tuple[Cell, ...]:
+    """The cells of ``bits`` (_cell_bits), in reading order."""
+    return tuple(cell for index, cell in enumerate(ALL_CELLS) if bits >> index & 1)
+
+
+def _kind_bits(garden: Garden) -> dict[Decoration, int]:
+    """Each decoration's cells as the bits of an int (_cell_bits)."""
+    kind_bits: dict[Decoration, int] = {}
+    for index, decoration in enumerate(decoration for row in garden.decorations for decoration in row):
+        if decoration is not None:
+            kind_bits[decoration] = kind_bits.get(decoration, 0) | 1 << index
+    return kind_bits
+
+
 def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration]) -> list[_Slot]:
     """Each decoration the turn log puts into the garden, with the cells of its kind it may be."""
-    decorations = garden.decorations  # read directly: the decoder audits hundreds of gardens a sheet
+    # a kind's cells and a turn's row and column as bits: the decoder audits hundreds of
+    # gardens a sheet, and this was a third of each audit cell by cell
+    kind_bits = _kind_bits(garden)
     slots = []
     for index, turn in enumerate(turns):
         if not turn.dice:
             continue  # a skipped turn puts nothing in the garden
-        cells = cross_cells(turn.location) if turn.kind is TurnKind.DRAW else (turn.cell,)
+        where = CROSS_BITS[turn.location] if turn.kind is TurnKind.DRAW else _cell_bits((turn.cell,))
         for die in turn.dice:
             decoration = dice_faces[die]
-            slots.append(_Slot(index, decoration, tuple([cell for cell in cells
-                                                          if decorations[cell[0]][cell[1]] is decoration])))
+            slots.append(_Slot(index, decoration, _cells_of_bits(kind_bits.get(decoration, 0) & where)))
     return slots
 
 
