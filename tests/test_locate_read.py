@@ -14,7 +14,8 @@ from sheetscan.lab.export import Weights, network_model
 from sheetscan.reading.networks import Network
 from sheetscan.errors import InputFileError
 from sheetscan.design.layout import load_layout
-from sheetscan.reading.locate import locate_sheets
+from sheetscan.reading import locate
+from sheetscan.reading.locate import DETECT_LONG_SIDE, locate_sheets
 from sheetscan.reading.photo import load_photo
 from sheetscan.reading.pipeline import MIN_SHEET_PX_PER_MM, read_photo
 from sheetscan.reading.read import decode_water
@@ -68,6 +69,18 @@ def test_markers_that_fit_no_sheet_at_the_coarse_size_are_fitted_at_a_finer_one(
     located = locate_sheets(decoded(photo))
     assert len(located.sheets) == 3 and located.partial == 0
     assert corner_error(located, photo.truth, in_mm=True) < 3
+
+
+def test_a_sheet_whose_markers_the_finer_pass_completes_is_not_looked_for_by_its_grid(monkeypatch):
+    photo = synth_photo(0, 31, "phone", megapixels=3)
+    detect = locate.detect_markers
+    # the coarse pass misses a marker, as it misses small or blurred ones
+    monkeypatch.setattr(locate, "detect_markers", lambda gray, long_side, layout: [
+        marker for marker in detect(gray, long_side, layout) if long_side > DETECT_LONG_SIDE[0] or marker[0] != 0])
+    monkeypatch.setattr(locate, "_by_grid", lambda gray, layout: pytest.fail("the grid was looked for"))
+    located = locate_sheets(decoded(photo))
+    assert [sheet.marker_ids for sheet in located.sheets] == [(0, 1, 2, 3)] and located.partial == 0
+    assert corner_error(located, photo.truth) < 6
 
 
 def cover_corners(gray: np.ndarray, corners: np.ndarray) -> None:

@@ -262,17 +262,24 @@ def _inside(point: np.ndarray, sheet: SheetLocation, layout: Layout) -> bool:
 def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
     """Every sheet in the photo ``gray`` ((h, w) uint8), in reading order.
 
-    Markers are looked for on a coarse copy first: sheets with all of theirs are done. Grids
-    are looked for next, and a finer marker pass (markers too small for the coarse one) runs
-    where the coarse one found markers but not all of a sheet's, or found nothing at all.
+    Markers are looked for on a coarse copy first: sheets with all of theirs are done. Where the
+    coarse pass found markers but not all of a sheet's, a finer pass (markers too small for the
+    coarse one) runs next, and sheets it finds with all of theirs are done too. Grids are looked
+    for after, and the finer pass runs then where nothing at all was found.
     """
     layout = layout or load_layout()
     marked, unfitted = _by_markers(gray, layout, DETECT_LONG_SIDE[:1]) if layout.marker_ids else ([], [])
+    finer_pass = bool(layout.marker_ids) and DETECT_LONG_SIDE[0] < max(gray.shape)
+    if finer_pass and (marked or unfitted) and not _complete(marked, unfitted, layout):
+        finer_pass = False
+        finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
+        if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))):
+            marked, unfitted = finer
     if _complete(marked, unfitted, layout):
         return Located(tuple(_reading_order(marked, layout)), 0)
     gridded = _by_grid(gray, layout)
     sheets, partial = _combine(marked, unfitted, gridded, layout)
-    if layout.marker_ids and (marked or unfitted or not sheets) and DETECT_LONG_SIDE[0] < max(gray.shape):
+    if finer_pass and not sheets:
         finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
         if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))):
             sheets, partial = _combine(*finer, gridded, layout)
