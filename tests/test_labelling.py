@@ -2,6 +2,7 @@
 
 import itertools
 import math
+import random
 from dataclasses import replace
 
 import numpy as np
@@ -18,7 +19,8 @@ from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.descent import SheetAudit, best_reading
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.moves import digit_group_turns, readings_with_drawings
-from sheetscan.reading.labelling import label_together, logged_drawings
+from sheetscan.reading import labelling
+from sheetscan.reading.labelling import MAX_ASSIGNMENTS, MAX_COUNT_SLACK, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import KINDS, LABELS, LATE_TREE
 from sheetscan.reading.read import decoration_class, decoration_of_class
 
@@ -760,3 +762,25 @@ def test_a_log_read_otherwise_is_taken_however_worse_alike_drawings_of_two_kinds
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert any("digits written alike" in change and "taken as 2" in change for change in decoded.changes)
+
+
+@pytest.mark.parametrize("cap", [MAX_ASSIGNMENTS, 7])
+def test_the_ways_to_give_groups_kinds_are_every_way_within_the_slack_in_order(cap, monkeypatch):
+    monkeypatch.setattr(labelling, "MAX_ASSIGNMENTS", cap)
+    rng = random.Random(6)
+    for _ in range(40):
+        sizes = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 5)))
+        counts = tuple(rng.randint(0, 6) for _ in KINDS)
+        order = sorted(range(len(sizes)), key=lambda group: -sizes[group])  # the largest first, stably
+        every = []
+        for kinds in itertools.product(range(len(KINDS)), repeat=len(sizes)):  # the largest group's kind first
+            left, over = list(counts), 0
+            for group, kind in zip(order, kinds):
+                over += max(0, sizes[group] - max(left[kind], 0))
+                left[kind] -= sizes[group]
+            if over <= MAX_COUNT_SLACK:
+                way = [0] * len(sizes)
+                for group, kind in zip(order, kinds):
+                    way[group] = kind
+                every.append(way)
+        assert labelling._group_kinds(sizes, counts).tolist() == every[:cap]
