@@ -91,9 +91,6 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
 
     def ways_on(position: int, left: tuple[int, ...], over: int) -> np.ndarray:
         """The kinds of the groups from ``position`` on, each kind ``left`` cells (none below 0)."""
-        key = (position, left, over)
-        if key in blocks:
-            return blocks[key]
         size = ordered[position]
         if position == last:
             found = np.array([kind for kind in range(len(KINDS)) if over + max(0, size - left[kind]) <= MAX_COUNT_SLACK],
@@ -104,7 +101,10 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
                 more = max(0, size - left[kind])
                 if over + more > MAX_COUNT_SLACK:
                     continue
-                rest = ways_on(position + 1, (*left[:kind], max(left[kind] - size, 0), *left[kind + 1:]), over + more)
+                state = (position + 1, (*left[:kind], max(left[kind] - size, 0), *left[kind + 1:]), over + more)
+                rest = blocks[state] if state in blocks else ways_on(*state)
+                if not len(rest):
+                    continue
                 part = np.empty((len(rest), len(order) - position), int)
                 part[:, 0], part[:, 1:] = kind, rest
                 parts.append(part)
@@ -112,7 +112,7 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
                 if rows >= MAX_ASSIGNMENTS:
                     break
             found = np.concatenate(parts)[:MAX_ASSIGNMENTS] if parts else np.empty((0, len(order) - position), int)
-        blocks[key] = found
+        blocks[position, left, over] = found
         return found
 
     in_order = ways_on(0, tuple(max(count, 0) for count in counts), 0)
