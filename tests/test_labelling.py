@@ -784,3 +784,17 @@ def test_the_ways_to_give_groups_kinds_are_every_way_within_the_slack_in_order(c
                     way[group] = kind
                 every.append(way)
         assert labelling._group_kinds(sizes, counts).tolist() == every[:cap]
+
+
+def test_a_sheets_ways_to_give_groups_kinds_are_worked_out_once_in_its_decode_and_again_in_the_next(monkeypatch):
+    record = honest(0)  # a turn box misread: the sheet is labelled with several turn logs
+    reading, boxes = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO)), _misread_turn(record, 0)
+    worked_out = []
+    ways = labelling._ways_to_give_kinds
+    monkeypatch.setattr(labelling, "_ways_to_give_kinds", lambda *asked: worked_out.append(asked) or ways(*asked))
+    decode_sheet(reading, boxes)
+    once = list(worked_out)
+    decode_sheet(reading, boxes)
+    assert once and len(set(once)) == len(once) and worked_out == once + once
+    assert labelling._group_kinds(*once[0]).tolist() == ways(*once[0]).tolist()  # outside a decode, worked out afresh
+    assert len(worked_out) == 2 * len(once) + 1

@@ -27,7 +27,8 @@ from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
 from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
-from sheetscan.reading.labelling import Labelling, cell_swaps, kind_permutations, label_together, logged_drawings
+from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
+                                         ways_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, box_moves, cell_moves, group_moves,
                                      logs_read_otherwise, ratio_cost, readings_with_drawings, readings_without_drawing)
@@ -333,6 +334,7 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
                      [said, *descent.changes], labelling)
 
 
+@ways_remembered()  # for the sheet's labellings, as its audit keeps its gardens' scores
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
                  dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES, *, groups: bool = True) -> DecodedSheet:
     """The record that best fits the readings and the rules (see the module's note); with

@@ -21,8 +21,10 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
@@ -78,12 +80,38 @@ def logged_drawings(turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration
     return logged
 
 
+# The ways to give groups kinds, kept while a sheet is decoded (ways_remembered): its turn logs
+# read otherwise cut its drawings into the same groups, mostly with the same counts. Kept no
+# longer, so that a photo read again is timed as a new one.
+_REMEMBERED_WAYS: ContextVar[dict | None] = ContextVar("remembered_ways", default=None)
+
+
+@contextmanager
+def ways_remembered() -> Iterator[None]:
+    """Within it (a sheet's decode), each way to give groups kinds is worked out once."""
+    token = _REMEMBERED_WAYS.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED_WAYS.reset(token)
+
+
 def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
     """(ways, groups) ways to give groups of ``sizes`` kinds, no kind over its ``counts`` by
     more than MAX_COUNT_SLACK cells in all; the first MAX_ASSIGNMENTS in order, the largest
-    group's kind first. The ways on from a group depend only on the cells each kind has left
-    and the slack used, so each such state's ways are worked out once, as a block of rows:
-    a third of the time of enumerating them one by one (the largest part of a labelling's cuts)."""
+    group's kind first (remembered within ways_remembered)."""
+    remembered = _REMEMBERED_WAYS.get()
+    if remembered is None:
+        return _ways_to_give_kinds(sizes, counts)
+    if (sizes, counts) not in remembered:
+        remembered[sizes, counts] = _ways_to_give_kinds(sizes, counts)
+    return remembered[sizes, counts]
+
+
+def _ways_to_give_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
+    """_group_kinds's ways, worked out. The ways on from a group depend only on the cells each
+    kind has left and the slack used, so each such state's ways are worked out once, as a block
+    of rows: a third of the time of enumerating them one by one."""
     order = np.argsort(-np.array(sizes), kind="stable").tolist()
     ordered = [sizes[group] for group in order]
     last = len(order) - 1
@@ -118,6 +146,7 @@ def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
     in_order = ways_on(0, tuple(max(count, 0) for count in counts), 0)
     ways = np.empty((len(in_order), len(sizes)), int)
     ways[:, order] = in_order
+    ways.flags.writeable = False  # shared by every labelling of a sheet
     return ways
 
 
