@@ -272,18 +272,22 @@ def locate_sheets(gray: np.ndarray, layout: Layout | None = None) -> Located:
     finer_pass = bool(layout.marker_ids) and DETECT_LONG_SIDE[0] < max(gray.shape)
     if finer_pass and (marked or unfitted) and not _complete(marked, unfitted, layout):
         finer_pass = False
-        finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
-        if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))):
-            marked, unfitted = finer
+        marked, unfitted = _finer(gray, layout, marked, unfitted) or (marked, unfitted)
     if _complete(marked, unfitted, layout):
         return Located(tuple(_reading_order(marked, layout)), 0)
     gridded = _by_grid(gray, layout)
     sheets, partial = _combine(marked, unfitted, gridded, layout)
-    if finer_pass and not sheets:
-        finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
-        if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))):
-            sheets, partial = _combine(*finer, gridded, layout)
+    finer = _finer(gray, layout, marked, unfitted) if finer_pass and not sheets else None
+    if finer:
+        sheets, partial = _combine(*finer, gridded, layout)
     return Located(tuple(_reading_order(sheets, layout)), partial)
+
+
+def _finer(gray: np.ndarray, layout: Layout, marked: list[SheetLocation], unfitted: list) -> tuple[list, list] | None:
+    """The finer marker pass's sheets and unfitted groups, where they are better than ``marked``
+    and ``unfitted``; else None."""
+    finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
+    return finer if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))) else None
 
 
 def _combine(marked: list[SheetLocation], unfitted: list, gridded: list[SheetLocation],
