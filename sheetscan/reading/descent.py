@@ -7,9 +7,10 @@ findings need (sheet_cost). Each round takes one move or, when no single one hel
 asking: the decoder needs only as many as tell whether it could end cheaper than the sheet's
 drawings read together.
 
-A search weighs thousands of records a sheet. SheetAudit audits each garden once, and a
-candidate whose written numbers alone cost too much to beat the best is passed over before its
-garden is audited against its turn log (five of six such audits on held-out sheets).
+A search weighs thousands of records a sheet. SheetAudit audits each garden once (a candidate's
+garden scored from the record it was changed from: score.score_after), and a candidate whose
+written numbers alone cost too much to beat the best is passed over before its garden is audited
+against its turn log (five of six such audits on held-out sheets).
 """
 
 from __future__ import annotations
