@@ -413,7 +413,8 @@ def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of
     problem = Problem(rng.dirichlet(np.ones(LABELS) / 2, size=len(cells)), (similarity + similarity.T) / 2,
                       [tuple(cell) for cell in cells], logged_drawings(record.turns, DEFAULT_DICE_FACES)[:6])
     every = np.array(list(itertools.product(range(LABELS), repeat=len(cells))))
-    followed = problem.energies_unplaced_aside(every) + PLACE_COST * problem.off_log[np.arange(len(cells)), every].sum(axis=1)
+    off_log = problem.off_log[np.arange(len(cells)), every].sum(axis=1)
+    followed = problem.energies_unplaced_aside(every) + PLACE_COST * off_log
     annealed = labelling._anneal(problem, every[0], np.random.default_rng(seed))
     assert followed[(every == annealed).all(axis=1)][0] == pytest.approx(followed.min(), abs=1e-9)
 

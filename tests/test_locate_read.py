@@ -83,6 +83,26 @@ def test_a_sheet_whose_markers_the_finer_pass_completes_is_not_looked_for_by_its
     assert corner_error(located, photo.truth) < 6
 
 
+def test_a_marker_the_coarse_pass_places_a_few_pixels_off_is_set_right_on_the_photo_not_by_the_finer_pass(monkeypatch):
+    photo = synth_photo(0, 31, "phone", megapixels=3)
+    gray, layout = decoded(photo), load_layout()
+    detect = locate.detect_markers
+    # the coarse copy puts marker 2's corners three and a half pixels of the photo off, as a coarse
+    # copy of a phone photo may: too far for the fit, which then drops the marker
+    off = np.array([[3.0, -2.0], [-2.0, -3.0], [-3.0, 2.0], [2.0, 3.0]])
+    coarse = [(i, corners + off if i == 2 else corners) for i, corners in detect(gray, DETECT_LONG_SIDE[0], layout)]
+    assert [sheet.marker_ids for sheet in locate._fitted(coarse, layout)[0].sheets] == [(0, 1, 3)]
+    passes = []
+    monkeypatch.setattr(locate, "detect_markers", lambda gray, long_side, layout: passes.append(long_side) or (
+        coarse if long_side == DETECT_LONG_SIDE[0] else detect(gray, long_side, layout)))
+    located = locate_sheets(gray, layout)
+    assert passes == [DETECT_LONG_SIDE[0]]
+    assert [sheet.marker_ids for sheet in located.sheets] == [(0, 1, 2, 3)] and located.partial == 0
+    fine = dict(detect(gray, DETECT_LONG_SIDE[1], layout))
+    refined = dict(locate.refined_markers(gray, coarse, DETECT_LONG_SIDE[0], layout))
+    assert max(np.abs(refined[i] - fine[i]).max() for i in fine) < 0.5
+
+
 def cover_corners(gray: np.ndarray, corners: np.ndarray) -> None:
     """Cover three page corners (and their markers) with grey discs; the first stays."""
     for corner in corners[1:]:
