@@ -400,6 +400,7 @@ def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
     assert aside == pytest.approx([problem.energy(labels) - PLACE_COST * problem.unplaced(labels) for labels in labellings])
     assert (aside <= [problem.energy(labels) for labels in labellings]).all()
 
+
 @pytest.mark.parametrize("seed", range(4))
 def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of_a_few_cells(seed):
     """Five cells, every one of their 7^5 labellings: the annealing's move-by-move energy (cells no
