@@ -1,12 +1,13 @@
 """Locate: find every sheet in a photo and fit its homography, by its markers or by its grid.
 
-Markers are detected on a small copy of the photo (fast), their corners refined, and grouped
-into sheets: each marker predicts where its sheet's page lies, and markers whose predictions
-agree (and whose ids differ) belong to one sheet. A sheet with all its markers is fitted by
-them alone. Every other sheet (no markers printed, as on the publisher's pad; some covered; a
-corner cropped) is found by its garden grid (``grid.py``) and claimed only where the layout's
-boxes are found around it; a group of markers that neither fits nor lies on such a sheet is
-reported as a sheet seen in part, not guessed.
+Markers are detected on a small copy of the photo (fast), their corners refined (again on the
+photo itself where the copy's leave a sheet incomplete), and grouped into sheets: each marker
+predicts where its sheet's page lies, and markers whose predictions agree (and whose ids
+differ) belong to one sheet. A sheet with all its markers is fitted by them alone. Every other
+sheet (no markers printed, as on the publisher's pad; some covered; a corner cropped) is found
+by its garden grid (``grid.py``) and claimed only where the layout's boxes are found around it;
+a group of markers that neither fits nor lies on such a sheet is reported as a sheet seen in
+part, not guessed.
 """
 
 from __future__ import annotations
