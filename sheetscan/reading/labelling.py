@@ -248,9 +248,11 @@ def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, c
         kind_of = np.arange(len(KINDS))
         kind_of[present] = order
         moved = kind_of[drawn] != drawn
-        candidate = np.where(moved, problem.as_drawn(kind_of[drawn]), labels)
-        traded.append((problem.energy(candidate), len(traded), candidate))
-    return [Labelling(*_polish(problem, candidate, energy)) for energy, _, candidate in sorted(traded)[:MAX_PERMUTATIONS]]
+        traded.append(np.where(moved, problem.as_drawn(kind_of[drawn]), labels))
+    if not traded:
+        return []
+    least = sorted(zip(problem.energies(np.array(traded)), range(len(traded))))[:MAX_PERMUTATIONS]
+    return [Labelling(*_polish(problem, traded[index], energy)) for energy, index in least]
 
 
 def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
@@ -267,10 +269,10 @@ def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: l
         if labels[first] != labels[second]:
             candidate = labels.copy()
             candidate[[first, second]] = labels[[second, first]]
-            energy = problem.energy(candidate)
-            if energy <= limit:
-                traded.append(Labelling(candidate, energy))
-    return sorted(traded, key=lambda labelling: labelling.energy)
+            traded.append(candidate)
+    near = [Labelling(candidate, energy) for candidate, energy in zip(traded, problem.energies(np.array(traded)))
+            if energy <= limit] if traded else []
+    return sorted(near, key=lambda labelling: labelling.energy)
 
 
 def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray,
@@ -297,10 +299,11 @@ def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray
                         + problem.known_fit[m][:, :len(KINDS)].sum(axis=0) for m in members])
         ways = _group_kinds(tuple(sizes.tolist()), tuple(drawn_counts.tolist()))
         likeliest = np.argsort(-fit[np.arange(len(members)), ways].sum(axis=1), kind="stable")[:MAX_CANDIDATES]
-        candidates = problem.as_drawn(ways[likeliest][:, groups])
+        # in rows, so that each one's sums are added up as its own energy's are, to the last bit
+        candidates = np.ascontiguousarray(problem.as_drawn(ways[likeliest][:, groups]))
         for candidate, at_least in zip(candidates, problem.energies_unplaced_aside(candidates)):
             if at_least < energy:  # else its energy cannot be less
-                candidate_energy = problem.energy(candidate)
+                candidate_energy = problem.energy_beyond(candidate, at_least)
                 if candidate_energy < energy:
                     labels, energy = candidate, candidate_energy
     return labels, energy

@@ -106,7 +106,17 @@ class Problem:
         return self._unplaced[key]
 
     def energy(self, labels: np.ndarray) -> float:
-        return float(self.energies_unplaced_aside(labels[None])[0] + PLACE_COST * self.unplaced(labels))
+        return self.energy_beyond(labels, self.energies_unplaced_aside(labels[None])[0])
+
+    def energies(self, labellings: np.ndarray) -> list[float]:
+        """Each of (m, n) ``labellings``' energy, the sums but the matching worked out at once."""
+        asides = self.energies_unplaced_aside(labellings)
+        return [self.energy_beyond(labels, aside) for labels, aside in zip(labellings, asides)]
+
+    def energy_beyond(self, labels: np.ndarray, unplaced_aside: float) -> float:
+        """``labels``' energy from its energy with unplaced cells aside (energies_unplaced_aside:
+        the same to the last bit for one labelling as for many in C order, not for other orders)."""
+        return float(unplaced_aside + PLACE_COST * self.unplaced(labels))
 
     def energies_unplaced_aside(self, labellings: np.ndarray) -> np.ndarray:
         """(m,) the energies of (m, n) ``labellings`` less their unplaced cells' term: at most
