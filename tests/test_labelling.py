@@ -400,6 +400,7 @@ def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
     assert aside == pytest.approx([problem.energy(labels) - PLACE_COST * problem.unplaced(labels) for labels in labellings])
     assert (aside <= [problem.energy(labels) for labels in labellings]).all()
     assert problem.energies(labellings) == [problem.energy(labels) for labels in labellings]  # to the last bit
+    assert problem.energies(np.asfortranarray(labellings)) == problem.energies(labellings)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -299,8 +299,7 @@ def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray
                         + problem.known_fit[m][:, :len(KINDS)].sum(axis=0) for m in members])
         ways = _group_kinds(tuple(sizes.tolist()), tuple(drawn_counts.tolist()))
         likeliest = np.argsort(-fit[np.arange(len(members)), ways].sum(axis=1), kind="stable")[:MAX_CANDIDATES]
-        # in rows, so that each one's sums are added up as its own energy's are, to the last bit
-        candidates = np.ascontiguousarray(problem.as_drawn(ways[likeliest][:, groups]))
+        candidates = problem.as_drawn(ways[likeliest][:, groups])
         for candidate, at_least in zip(candidates, problem.energies_unplaced_aside(candidates)):
             if at_least < energy:  # else its energy cannot be less
                 candidate_energy = problem.energy_beyond(candidate, at_least)

@@ -114,13 +114,16 @@ class Problem:
         return [self.energy_beyond(labels, aside) for labels, aside in zip(labellings, asides)]
 
     def energy_beyond(self, labels: np.ndarray, unplaced_aside: float) -> float:
-        """``labels``' energy from its energy with unplaced cells aside (energies_unplaced_aside:
-        the same to the last bit for one labelling as for many in C order, not for other orders)."""
+        """``labels``' energy from its energy with unplaced cells aside (energies_unplaced_aside,
+        the same to the last bit for one labelling as for many)."""
         return float(unplaced_aside + PLACE_COST * self.unplaced(labels))
 
     def energies_unplaced_aside(self, labellings: np.ndarray) -> np.ndarray:
         """(m,) the energies of (m, n) ``labellings`` less their unplaced cells' term: at most
         their energies, computed at once (the matching that counts unplaced cells is not)."""
+        # in C order, so that each row's sums are added in the order one labelling's are (numpy
+        # adds another array's in another order, and the energies then differ in the last bits)
+        labellings = np.ascontiguousarray(labellings)
         drawn = DRAWN_AS[labellings]
         alike = (self.pairs * (drawn[:, :, None] == drawn[:, None, :])).sum(axis=(1, 2)) / 2
         counts = (labellings[:, :, None] == np.arange(LABELS)).sum(axis=1)
