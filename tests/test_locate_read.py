@@ -91,7 +91,7 @@ def test_a_marker_the_coarse_pass_places_a_few_pixels_off_is_set_right_on_the_ph
     # copy of a phone photo may: too far for the fit, which then drops the marker
     off = np.array([[3.0, -2.0], [-2.0, -3.0], [-3.0, 2.0], [2.0, 3.0]])
     coarse = [(i, corners + off if i == 2 else corners) for i, corners in detect(gray, DETECT_LONG_SIDE[0], layout)]
-    assert [sheet.marker_ids for sheet in locate._fitted(coarse, layout)[0].sheets] == [(0, 1, 3)]
+    assert [sheet.marker_ids for sheet in locate._fitted(coarse, layout)[0]] == [(0, 1, 3)]
     passes = []
     monkeypatch.setattr(locate, "detect_markers", lambda gray, long_side, layout: passes.append(long_side) or (
         coarse if long_side == DETECT_LONG_SIDE[0] else detect(gray, long_side, layout)))

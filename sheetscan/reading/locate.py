@@ -254,10 +254,10 @@ def _reading_order(sheets: list[SheetLocation], layout: Layout) -> list[SheetLoc
     return [sheets[i] for row in rows for i in sorted(row, key=lambda i: centres[i][0])]
 
 
-def _quality(found: Located) -> tuple:
-    """How good a detection pass was: sheets found, then markers used, then alignment."""
-    return (len(found.sheets), sum(len(s.marker_ids) for s in found.sheets),
-            -sum(s.alignment_error_px / s.px_per_mm for s in found.sheets))
+def _quality(sheets: list[SheetLocation]) -> tuple:
+    """How good a detection pass's sheets are: how many, then markers used, then alignment."""
+    return (len(sheets), sum(len(s.marker_ids) for s in sheets),
+            -sum(s.alignment_error_px / s.px_per_mm for s in sheets))
 
 
 def _by_markers(gray: np.ndarray, layout: Layout, long_sides: tuple[int, ...]) -> tuple[list[SheetLocation], list[list]]:
@@ -266,29 +266,30 @@ def _by_markers(gray: np.ndarray, layout: Layout, long_sides: tuple[int, ...]) -
     pass on a shrunk copy that leaves a sheet incomplete is fitted again with its corners refined
     on the photo (refined_markers): a millisecond against the next pass's 15-25, its corners
     within a quarter of a pixel of that pass's (validation photos)."""
-    best, unfitted = None, []
+    best = None
     for long_side in long_sides:
         markers = detect_markers(gray, long_side, layout)
-        best, unfitted = _better(_fitted(markers, layout), (best, unfitted))
-        if not _complete(list(best.sheets), unfitted, layout) and long_side < max(gray.shape):
-            refined = refined_markers(gray, markers, long_side, layout)
-            best, unfitted = _better(_fitted(refined, layout), (best, unfitted))
-        if _complete(list(best.sheets), unfitted, layout) or long_side >= max(gray.shape):
+        best = _better(_fitted(markers, layout), best)
+        if not _complete(*best, layout) and long_side < max(gray.shape):
+            best = _better(_fitted(refined_markers(gray, markers, long_side, layout), layout), best)
+        if _complete(*best, layout) or long_side >= max(gray.shape):
             break
-    return list(best.sheets), unfitted
+    return best
 
 
-def _fitted(markers: list[tuple[int, np.ndarray]], layout: Layout) -> tuple[Located, list[list]]:
+def _fitted(markers: list[tuple[int, np.ndarray]], layout: Layout) -> tuple[list[SheetLocation], list[list]]:
     """The sheets ``markers`` fit, and their groups that fit none (seen in part: a finer pass may fit them)."""
     groups = _group(markers, layout)
     fitted = [_fit(group, layout) if len(group) >= MIN_MARKERS else None for group in groups]
-    return (Located(tuple(sheet for sheet in fitted if sheet is not None), fitted.count(None)),
+    return ([sheet for sheet in fitted if sheet is not None],
             [group for group, sheet in zip(groups, fitted, strict=True) if sheet is None])
 
 
-def _better(found: tuple[Located, list[list]], best: tuple[Located | None, list[list]]) -> tuple[Located, list[list]]:
-    """``found`` where better than ``best`` (_quality), else ``best``."""
-    return found if best[0] is None or _quality(found[0]) > _quality(best[0]) else best
+def _better(found: tuple[list[SheetLocation], list[list]],
+            best: tuple[list[SheetLocation], list[list]] | None) -> tuple[list[SheetLocation], list[list]]:
+    """``found`` (sheets, and groups that fit none) where its sheets are better than ``best``'s
+    (_quality), else ``best``."""
+    return found if best is None or _quality(found[0]) > _quality(best[0]) else best
 
 
 def _complete(marked: list[SheetLocation], unfitted: list, layout: Layout) -> bool:
@@ -334,7 +335,7 @@ def _finer(gray: np.ndarray, layout: Layout, marked: list[SheetLocation], unfitt
     """The finer marker pass's sheets and unfitted groups, where they are better than ``marked``
     and ``unfitted``; else None."""
     finer = _by_markers(gray, layout, DETECT_LONG_SIDE[1:])
-    return finer if _quality(Located(tuple(finer[0]), len(finer[1]))) > _quality(Located(tuple(marked), len(unfitted))) else None
+    return finer if _better(finer, (marked, unfitted)) is finer else None
 
 
 def _combine(marked: list[SheetLocation], unfitted: list, gridded: list[SheetLocation],
