@@ -1,5 +1,6 @@
 """The box readers' plumbing: heads, labels, candidates, patches and the scrambled training sheets."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -7,6 +8,7 @@ import pytest
 from networks import random_net
 
 from sheetscan.reading.boxes import (
+    CANDIDATES,
     NUMBER_CANDIDATES,
     NUMBER_CLASSES,
     TURN_CLASSES,
@@ -67,6 +69,18 @@ def test_a_turn_box_survives_labels_and_candidates(turn):
     candidates = turn_candidates(one_hot(TURN_CLASSES, turn_labels(turn_to_dict(turn))))
     assert candidates[0].value == turn
     assert [c.probability for c in candidates] == sorted((c.probability for c in candidates), reverse=True)
+
+
+def test_a_digit_its_head_ranks_third_is_still_read_in_a_likely_turn():
+    # an unseen writer's 2 read as 3 or 5 first: its true reading, likelier than most, is a candidate
+    truth = Turn(TurnKind.DRAW, (2, 5), location=6)
+    heads = one_hot(TURN_CLASSES, turn_labels(turn_to_dict(truth)))
+    heads["first"] = np.array([0.02, 0.26, 0.38, 0.02, 0.30, 0.02])  # dice 1-6: the 2 third
+    candidates = turn_candidates(heads)
+    assert candidates[0].value == replace(truth, dice=(3, 5))
+    taken = next(c for c in candidates if c.value == truth)
+    assert taken.probability == pytest.approx(heads["kind"].max() * 0.26 * heads["second"].max() * heads["place"].max())
+    assert len(candidates) == CANDIDATES
 
 
 def test_multi_head_network_gives_a_distribution_per_head():

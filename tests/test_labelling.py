@@ -595,6 +595,22 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
     assert decode_sheet(reading, boxes).record != record
 
 
+@pytest.mark.parametrize(("seed", "turns"), [(0, (0, 1)), (2, (2, 3)), (11, (1, 3))])
+def test_two_turns_misread_that_leave_no_log_cheaper_alone_are_read_otherwise_from_the_nearest(seed, turns,
+                                                                                            monkeypatch):
+    # Read otherwise alone, neither turn leaves the sheet cheaper (the drawings then labelled to
+    # fit the other misread turn), but one leaves it within LOG_SLACK: read otherwise from there,
+    # the other fits.
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _first_dice_misread(record, turns)
+    assert decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(decode, "LOG_SLACK", 0.0)
+    assert decode_sheet(reading, boxes).record != record
+
+
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
     record = honest(0)
     assert digit_group_turns(record.turns, _writer_misread(record, was=5, read_as=5).digit_groups) == []

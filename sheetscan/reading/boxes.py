@@ -9,7 +9,6 @@ tens and units. Every reading keeps its probabilities, so the decoder can weigh 
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -214,20 +213,33 @@ def turn_of_digits(kind: TurnKind, digits: Mapping[str, int]) -> Turn:
 
 
 def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
-    """The most likely readings of one turn box from its heads' probabilities (1-D each)."""
-    best = {head: np.argsort(p)[::-1][:2] for head, p in heads.items()}  # two digits per place suffice
-    die = {head: [(int(DIGITS[i]), float(heads[head][i])) for i in best[head]] for head in ("first", "second", "place", "column")}
+    """The CANDIDATES likeliest readings of one turn box from its heads' probabilities (1-D
+    each), every digit of every head weighed: a writer the networks never saw may have a digit
+    its head ranks third in a reading likelier than most. (Turn boxes first read wrong on
+    validation photos of held-out hands, digits from a coarse source written anew in each box,
+    seeds 77 and 78: the true reading was a candidate for 70 of 114 from each head's two
+    likeliest digits, for 111 from every digit.)"""
     kinds = [TurnKind(k) for k in head_classes(TURN_CLASSES)["kind"]]
-    joint: dict[object, float] = {}
+    heads = {head: p.astype(np.float64) for head, p in heads.items()}  # products in double precision
+    reads, joint = [], []
     for kind, p_kind in zip(kinds, heads["kind"], strict=True):
-        if kind is TurnKind.SKIP:
-            joint[Turn(kind)] = float(p_kind)
-        else:
-            read = ("first", "second", "place") if kind is TurnKind.DRAW else ("first", "place", "column")
-            for choice in itertools.product(*(die[head] for head in read)):
-                digits = {head: digit for head, (digit, _) in zip(read, choice, strict=True)}
-                joint[turn_of_digits(kind, digits)] = math.prod((float(p_kind), *(p for _, p in choice)))
-    return _top(joint)
+        read = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("first", "place", "column")}.get(kind, ())
+        reads.append((kind, read))
+        if not read:
+            joint.append(np.array([p_kind]))
+            continue
+        first, second, third = (heads[head] for head in read)
+        joint.append((((p_kind * first)[:, None, None] * second[None, :, None]) * third[None, None, :]).ravel())
+    starts = np.cumsum([0, *map(len, joint)])
+    joint = np.concatenate(joint)
+    candidates = []
+    for index in np.argsort(-joint, kind="stable")[:CANDIDATES].tolist():
+        which = int(np.searchsorted(starts, index, side="right")) - 1
+        kind, read = reads[which]
+        digits = np.unravel_index(index - starts[which], (len(DIGITS),) * len(read)) if read else ()
+        digit_of = {head: int(DIGITS[int(i)]) for head, i in zip(read, digits, strict=True)}
+        candidates.append(Candidate(turn_of_digits(kind, digit_of) if read else Turn(kind), float(joint[index])))
+    return tuple(candidates)
 
 
 def number_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
