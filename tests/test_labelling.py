@@ -596,8 +596,7 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
 
 
 @pytest.mark.parametrize(("seed", "turns"), [(0, (0, 1)), (2, (2, 3)), (11, (1, 3))])
-def test_two_turns_misread_that_leave_no_log_cheaper_alone_are_read_otherwise_from_the_nearest(seed, turns,
-                                                                                            monkeypatch):
+def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nearest(seed, turns, monkeypatch):
     # Read otherwise alone, neither turn leaves the sheet cheaper (the drawings then labelled to
     # fit the other misread turn), but one leaves it within LOG_SLACK: read otherwise from there,
     # the other fits.
