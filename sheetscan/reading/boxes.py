@@ -47,6 +47,8 @@ MARK_CLASSES = ("blank", "marked")
 NUMBER_CLASSES = ("sign:+", "sign:-", "tens:none", *(f"tens:{d}" for d in range(1, 10)),
                   *(f"units:{d}" for d in range(10)))
 CANDIDATES = 12  # readings kept per turn box for the decoder
+# the digit heads that read each kind of turn (turn_digits' keys, in order); a skip has none
+TURN_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("first", "place", "column")}
 # A struck-out number beside the rewritten one makes the number reader unsure of every digit:
 # the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
 # within what the decoder may take. Keep that many, so that it can.
@@ -223,7 +225,7 @@ def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
     heads = {head: p.astype(np.float64) for head, p in heads.items()}  # products in double precision
     reads, joint = [], []
     for kind, p_kind in zip(kinds, heads["kind"], strict=True):
-        read = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("first", "place", "column")}.get(kind, ())
+        read = TURN_HEADS.get(kind, ())
         reads.append((kind, read))
         if not read:
             joint.append(np.array([p_kind]))
