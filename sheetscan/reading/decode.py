@@ -239,10 +239,11 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             said = (*now.said, f"{what} with the drawings")
             reread = (_Reread(cost, said, reading_then, base_then, together.labelling if rival is None else rival),
                       together)
-            if together.cost + cost < best.cost:
+            total = together.cost + cost
+            if total < best.cost:
                 best, found = _said(together, cost, said), reread
-            elif together.cost + cost < best.cost + LOG_SLACK and (near is None or together.cost + cost < near[0]):
-                near = (together.cost + cost, reread)
+            elif total < best.cost + LOG_SLACK and (near is None or total < near[0]):
+                near = (total, reread)
         if not best.findings or (found is None and near is None):
             break
         now, together = found or near[1]
