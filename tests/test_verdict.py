@@ -113,7 +113,7 @@ def test_a_sheet_that_contradicts_itself_is_never_sure_but_a_players_sum_may_be_
     assert arithmetic and verdict_of(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure
 
 
-def test_a_turn_the_decoder_moved_against_the_networks_stays_to_check_even_on_a_corroborated_sheet():
+def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sheet_bears_it_out():
     record = honest_game(6)
     rules_give = score(record.garden).breakdown
     reading, boxes = garden_reading(record), box_reading(record)
@@ -126,12 +126,22 @@ def test_a_turn_the_decoder_moved_against_the_networks_stays_to_check_even_on_a_
         turns[index] = (Candidate(other, 1 - p_played), Candidate(played, p_played))
         return replace(boxes, turns=tuple(turns))
 
-    moved = sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9)
+    moved = sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9, corroboration=False)
     assert [(d.what, d.reading) for d in moved.doubts] == [(f"turn {index + 1}", turn_text(played))]
     assert round(moved.doubts[0].confidence, 2) == 0.1
     # kept with the networks' fair backing (or read so first), the turn vouches for itself
-    assert sheet_verdict(reading, first_read_as(0.3), record, rules_give, (), sure_above=0.9).sure
-    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    assert sheet_verdict(reading, first_read_as(0.3), record, rules_give, (), sure_above=0.9,
+                         corroboration=False).sure
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, corroboration=False).sure
+    # the written numbers all agreeing with the garden vouch for the score, whichever turn drew what
+    assert sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9).sure
+    # but a moved turn and a number first read otherwise are two signs of a misread garden: eight
+    # numbers give the ninth, not the turn as well
+    moss_otherwise = {**boxes.written, "moss": (Candidate(rules_give["moss"] + 1, 0.6), Candidate(rules_give["moss"], 0.4))}
+    assert sheet_verdict(reading, replace(boxes, written=moss_otherwise), record, rules_give, (), sure_above=0.9).sure
+    both = sheet_verdict(reading, replace(first_read_as(0.1), written=moss_otherwise), record, rules_give, (),
+                         sure_above=0.9)
+    assert f"turn {index + 1}" in [d.what for d in both.doubts] and not both.sure
 
 
 def _numbers_sharing_a_units_digit():

@@ -24,8 +24,13 @@ A number the decoder took otherwise than first read agrees too where only digits
 wrote alike changed, each such way of writing taken as one digit in two written digits or more
 (numbers_read_by_groups): one digit misread everywhere it was written, read as it is. On the
 validation photos (seeds 77-83, held out) 3 sheets more of 310 sure, all exact.
-The written numbers vouch for the garden, not for which turn drew what, so a turn the decoder
-moved against the networks stays to check even then (MOVED_TURN_SURE).
+The verdict vouches for the score, not for which turn drew what. A turn the decoder moved against
+the networks (MOVED_TURN_SURE; decoder_changes lists it) is one sign of a misread garden, a
+written number first read otherwise another, and the written numbers bear out one, not both: a
+sheet whose nine numbers agree is sure with such turns, one whose eight give the ninth only
+without. Both at once were sure on one bench scan with a wrong total: the decoder had fitted the
+garden to a player's wrong rock, paying with a moved turn. On 320 held-out validation sheets
+(seeds 77-82) 132 were sure before, 157 now, none wrong (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -44,10 +49,9 @@ from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration
 # tested is taken (docs/benchmarks.md).
 SURE_ABOVE = 0.5
 PLAYERS_ARITHMETIC = ("written_differs", "written_sum")  # findings a sure sheet may carry
-# A turn box the decoder moved to a reading the networks gave less than this stays to check,
-# even on a sheet that bears its reading out: the written numbers vouch for the garden, not for
-# which of two turns drew what. Chosen on validation photos (one writer's digits read together;
-# sure sheets, and those with a misread record among them, at 0.5 / 0.2 / 0.1 / none): own hands
+# A turn box the decoder moved to a reading the networks gave less than this stays to check on
+# a sheet that does not bear its reading out. Chosen, when it held on every sheet, on validation
+# photos (one writer's digits read together; sure sheets, and those with a misread record among them, at 0.5 / 0.2 / 0.1 / none): own hands
 # seed 77 26 / 29 / 33 / 33 of 40, none misread; held out seed 78 26 (3) / 26 (3) / 27 (4) / 29 (4)
 # of 40; seed 80 58 (6) / 61 (6) / 62 (6) / 63 (6) of 100. No total among them wrong.
 MOVED_TURN_SURE = 0.2
@@ -154,13 +158,14 @@ def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
 
 
 def corroborated(boxes: BoxReading, rules_give: dict[str, int], findings: tuple[Finding, ...],
-                 record: SheetRecord, sure_above: float = SURE_ABOVE) -> bool:
+                 record: SheetRecord, sure_above: float = SURE_ABOVE, all_but_one: bool = True) -> bool:
     """Whether the sheet bears its reading out by itself: no finding at all (the turn log, marks
     and garden agree), and every number the player wrote, as first read or as its writer's digits
     read together (numbers_read_by_groups) in ``record``, is what the rules give for the garden
-    read; or all but one, where the other eight were read surely (above ``sure_above``) as first
-    read: the total is the sum of the others, so any eight give the ninth. The written numbers
-    are read apart from the drawings, so they confirm drawings no network has seen."""
+    read; or (with ``all_but_one``) all but one, where the other eight were read surely (above
+    ``sure_above``) as first read: the total is the sum of the others, so any eight give the
+    ninth. The written numbers are read apart from the drawings, so they confirm drawings no
+    network has seen."""
     if findings or not all(boxes.written.values()):
         return False
     grouped = numbers_read_by_groups(boxes, record)
@@ -169,6 +174,8 @@ def corroborated(boxes: BoxReading, rules_give: dict[str, int], findings: tuple[
              for first, category in zip(as_read, boxes.written, strict=True)]
     if all(agree):
         return True
+    if not all_but_one:
+        return False
     vouching = [first and candidates[0].probability >= sure_above
                 for candidates, first, agrees in zip(boxes.written.values(), as_read, agree, strict=True) if agrees]
     return len(vouching) == len(agree) - 1 and all(vouching)
@@ -181,9 +188,10 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out."""
     moved = moved_turn_doubts(boxes, record)
-    if corroboration and corroborated(boxes, rules_give, findings, record, sure_above):
-        doubts = moved
-    else:
-        doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
-                  + moved + finding_doubts(findings))
+    # a turn moved against the networks is a sign of a misread garden, as a written number read
+    # otherwise is: the written numbers bear out one such sign, not both
+    if corroboration and corroborated(boxes, rules_give, findings, record, sure_above, all_but_one=not moved):
+        return Verdict(())
+    doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
+              + moved + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
