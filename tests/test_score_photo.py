@@ -79,7 +79,8 @@ def test_bench_read_reports_every_figure(runner):
     result = runner.invoke(app, ["bench", "read", "--n", "2", "--seed", "5", "--level", "scan", "--json"])
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout.strip().splitlines()[-1])
-    for key in ("sheets_found", "decoration_accuracy", "water_accuracy", "tree_dot_accuracy", "exact_total"):
+    for key in ("sheets_found", "decoration_accuracy", "water_accuracy", "tree_dot_accuracy", "exact_total",
+                "sheets_sure", "exact_total_when_sure", "turn_log_exact_when_sure"):
         assert 0 <= figures[key] <= 1
     assert figures["sheets"] == 2
     # the timed members are there, the ratio made of the two times it reports

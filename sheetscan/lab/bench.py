@@ -147,7 +147,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
-              "water": 0, "trees": 0, "dots": 0, "sure": 0, "sure_exact": 0}
+              "water": 0, "trees": 0, "dots": 0, "sure": 0, "sure_exact": 0, "sure_log_right": 0}
     by_pen: dict[str, list[int]] = {}
     by_archetype: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="sheetscan-read-") as folder:
@@ -165,6 +165,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
                 totals["sure"] += sheet.verdict.sure
                 totals["sure_exact"] += sheet.verdict.sure and exact
+                totals["sure_log_right"] += (sheet.verdict.sure
+                                             and record_to_dict(sheet.decoded.record)["turns"] == truth["turns"])
                 tally = _cell_tallies(truth, sheet, by_archetype)
                 for key, value in tally.items():
                     totals[key] += value
@@ -189,6 +191,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "sheets_sure": totals["sure"] / max(totals["found"], 1),
         "exact_total_when_sure": totals["sure_exact"] / max(totals["sure"], 1),
         "wrong_totals_marked_sure": totals["sure"] - totals["sure_exact"],
+        # the verdict vouches for the score; the turn log (which turn drew what) it does not
+        "turn_log_exact_when_sure": totals["sure_log_right"] / max(totals["sure"], 1),
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
         # each drawing archetype's cells read right (a mark's: its trees' Spring/Summer reading), and how many
         "by_archetype": {name: [round(right / seen, 4), seen] for name, (right, seen) in sorted(by_archetype.items())},

@@ -124,7 +124,8 @@ def bench_read_command(
         f"  exact total         {f['exact_total']:.1%} of sheets (the cells' first choices alone: "
         f"{f['exact_total_cells_only']:.1%})",
         f"  marked sure         {f['sheets_sure']:.1%} of sheets, {f['exact_total_when_sure']:.1%} of them exact "
-        f"({f['wrong_totals_marked_sure']} wrong totals marked sure)",
+        f"({f['wrong_totals_marked_sure']} wrong totals marked sure; "
+        f"{f['turn_log_exact_when_sure']:.1%} with every turn box read right)",
         "  by drawing: " + ", ".join(f"{name} {share:.1%} of {seen}" for name, (share, seen) in f["by_archetype"].items()),
         f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
         f"ratio {f['read_to_decode_ratio']:.2f} (of {len(f['read_to_decode_ratio_by_photo'])} photos: median "
