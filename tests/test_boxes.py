@@ -17,6 +17,8 @@ from sheetscan.reading.boxes import (
     number_candidates,
     number_labels,
     region_patches,
+    shifted,
+    steadied_heads,
     turn_patches,
     turn_candidates,
     turn_labels,
@@ -93,6 +95,41 @@ def test_multi_head_network_gives_a_distribution_per_head():
         assert p.shape == (5, len(head_classes(NUMBER_CLASSES)[head]))
         assert np.allclose(p.sum(axis=1), 1)
     assert head_slices(("a", "b")) == {"": slice(0, 2)}
+
+
+def test_a_patch_moves_a_pixel_each_way_blank_where_nothing_moved_in():
+    patches = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) + 1
+    assert shifted(patches, 1, 0)[1].tolist() == [[0] * 4, [13, 14, 15, 16], [17, 18, 19, 20]]
+    assert shifted(patches, 0, -1)[0].tolist() == [[2, 3, 4, 0], [6, 7, 8, 0], [10, 11, 12, 0]]
+    assert np.array_equal(shifted(shifted(patches, -1, 1), 1, -1)[:, 1:, :-1], patches[:, 1:, :-1])
+
+
+class _LeftOrRight:
+    """A network of one head that reads how much of a patch's ink lies in its left half."""
+
+    classes = ("side:left", "side:right")
+
+    def __init__(self):
+        self.calls = 0
+
+    def probabilities(self, patches):
+        self.calls += 1
+        left = patches[:, :, : patches.shape[2] // 2].sum(axis=(1, 2)) / patches.sum(axis=(1, 2))
+        return np.stack([left, 1 - left], axis=1)
+
+
+def test_only_an_unsure_reading_is_read_again_moved_a_pixel_each_way():
+    patches = np.zeros((2, 4, 6), np.float32)
+    patches[0, 1:3, 0:2] = 1  # all its ink on the left: sure
+    patches[1, 1:3, [0, 4, 5]] = 1  # a third on the left: unsure, and moved, some ink falls off
+    network = _LeftOrRight()
+    heads = steadied_heads(network, patches, unsure_below=0.9)
+    assert network.calls == 2 and heads["side"][0].tolist() == [1, 0]
+    moved = [patches[1:]] + [shifted(patches[1:], *move) for move in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    expected = np.mean([network.probabilities(patch)[0] for patch in moved], axis=0)
+    assert heads["side"][1] == pytest.approx(expected) and expected[0] != pytest.approx(1 / 3)
+    sure = _LeftOrRight()
+    assert steadied_heads(sure, patches[:1], unsure_below=0.9)["side"].tolist() == [[1, 0]] and sure.calls == 1
 
 
 def test_region_patches_see_ink_where_the_region_is():

@@ -114,9 +114,13 @@ class Ensemble:
         """(n, K) mean class probabilities of (n, h, w) float32 ink patches."""
         return sum(net.probabilities(patches) for net in self.nets) / len(self.nets)
 
+    @property
+    def classes(self) -> tuple[str, ...]:
+        return self.nets[0].classes
+
     def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
         """Each head's (n, K_head) mean probabilities."""
-        return split_heads(self.nets[0].classes, self.probabilities(patches))
+        return split_heads(self.classes, self.probabilities(patches))
 
 
 def split_heads(classes: tuple[str, ...], probabilities: np.ndarray) -> dict[str, np.ndarray]:
