@@ -278,7 +278,8 @@ def shifted(patches: np.ndarray, down: int, right: int) -> np.ndarray:
     return moved
 
 
-def steadied_heads(ensemble: Ensemble, patches: np.ndarray, unsure_below: float = SHIFTED_READ_BELOW) -> dict[str, np.ndarray]:
+def steadied_heads(ensemble: Ensemble, patches: np.ndarray,
+                   unsure_below: float = SHIFTED_READ_BELOW) -> dict[str, np.ndarray]:
     """Each head's (n, K_head) probabilities of ``patches``; where a patch's reading is unsure (a
     head's likeliest class below ``unsure_below``), the mean of its readings as it is and moved
     a pixel each way."""
@@ -290,7 +291,8 @@ def steadied_heads(ensemble: Ensemble, patches: np.ndarray, unsure_below: float 
     moves = ((1, 0), (-1, 0), (0, 1), (0, -1))
     again = ensemble.probabilities(np.concatenate([shifted(patches[unsure], *move) for move in moves]))
     probabilities = probabilities.copy()
-    probabilities[unsure] = (probabilities[unsure] + again.reshape(len(moves), len(unsure), -1).sum(axis=0)) / (len(moves) + 1)
+    again = again.reshape(len(moves), len(unsure), -1)
+    probabilities[unsure] = (probabilities[unsure] + again.sum(axis=0)) / (len(moves) + 1)
     return split_heads(ensemble.classes, probabilities)
 
 

@@ -49,11 +49,12 @@ from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration
 # tested is taken (docs/benchmarks.md).
 SURE_ABOVE = 0.5
 PLAYERS_ARITHMETIC = ("written_differs", "written_sum")  # findings a sure sheet may carry
-# A turn box the decoder moved to a reading the networks gave less than this stays to check on
-# a sheet that does not bear its reading out. Chosen, when it held on every sheet, on validation
-# photos (one writer's digits read together; sure sheets, and those with a misread record among them, at 0.5 / 0.2 / 0.1 / none): own hands
-# seed 77 26 / 29 / 33 / 33 of 40, none misread; held out seed 78 26 (3) / 26 (3) / 27 (4) / 29 (4)
-# of 40; seed 80 58 (6) / 61 (6) / 62 (6) / 63 (6) of 100. No total among them wrong.
+# A turn box the decoder moved to a reading the networks gave less than this is a sign of a
+# misread garden (sheet_verdict). Chosen, when it held on every sheet, on validation photos (one
+# writer's digits read together; sure sheets, and those with a misread record among them, at
+# 0.5 / 0.2 / 0.1 / none): own hands seed 77 26 / 29 / 33 / 33 of 40, none misread; held out
+# seed 78 26 (3) / 26 (3) / 27 (4) / 29 (4) of 40; seed 80 58 (6) / 61 (6) / 62 (6) / 63 (6) of
+# 100. No total among them wrong.
 MOVED_TURN_SURE = 0.2
 
 
