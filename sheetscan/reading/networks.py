@@ -118,10 +118,6 @@ class Ensemble:
     def classes(self) -> tuple[str, ...]:
         return self.nets[0].classes
 
-    def head_probabilities(self, patches: np.ndarray) -> dict[str, np.ndarray]:
-        """Each head's (n, K_head) mean probabilities."""
-        return split_heads(self.classes, self.probabilities(patches))
-
 
 def split_heads(classes: tuple[str, ...], probabilities: np.ndarray) -> dict[str, np.ndarray]:
     """(n, K) probabilities over ``classes`` as each head's (n, K_head) columns."""
