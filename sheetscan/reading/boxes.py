@@ -198,7 +198,7 @@ class BoxReading:
     digit_groups: tuple[DigitGroup, ...] = ()  # the turns' and numbers' digits as the writer wrote them alike (digits.py)
 
 
-def _top(joint: dict[object, float], count: int = CANDIDATES) -> tuple[Candidate, ...]:
+def _top(joint: dict[object, float], count: int) -> tuple[Candidate, ...]:
     best = sorted(joint.items(), key=lambda item: -item[1])[:count]
     return tuple(Candidate(value, float(p)) for value, p in best)
 
