@@ -5,11 +5,14 @@ import math
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading
 
 from sheetscan.game.audit import audit
+from sheetscan.reading.boxes import without_written
 from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
+from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
 from sheetscan.game.garden import SheetRecord
@@ -263,3 +266,18 @@ def test_a_sheet_its_drawings_read_together_explain_takes_only_the_descents_roun
     cell_by_cell = made[0]
     assert not cell_by_cell.done  # its next round was never needed: finished, it costs more than
     assert cell_by_cell.finish().cost > 3 * RELABEL_GROUP_COST  # three kinds read as others, no finding left
+
+
+def test_a_sheet_decoded_without_its_written_numbers_keeps_its_garden_and_turns():
+    record = honest_game(3)
+    turns_and_numbers = DigitGroup(((0, "first"), (1, "first")), np.full((2, 6), 1 / 6), ((0, "units"),),
+                                   np.full((1, 10), 0.1))
+    numbers_alone = DigitGroup((), np.zeros((0, 6)), ((1, "units"), (2, "units")), np.full((2, 10), 0.1))
+    boxes = replace(box_reading(record), digit_groups=(turns_and_numbers, numbers_alone))
+    alone = without_written(boxes)
+    assert alone.written == {} and alone.turns == boxes.turns
+    # the way of writing a digit stays for the turn boxes it is in, and only for them
+    assert [(group.slots, group.numbers) for group in alone.digit_groups] == [(turns_and_numbers.slots, ())]
+    decoded = decode_sheet(garden_reading(record), alone)
+    assert decoded.record.garden == record.garden and decoded.record.turns == record.turns
+    assert not [finding for finding in decoded.findings if finding.kind.startswith("written")]

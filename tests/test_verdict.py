@@ -113,18 +113,32 @@ def test_a_sheet_that_contradicts_itself_is_never_sure_but_a_players_sum_may_be_
     assert arithmetic and verdict_of(garden_reading(wrong_sum), box_reading(wrong_sum), wrong_sum, arithmetic).sure
 
 
+MOVED_TURN = 4  # the turn _turn_first_read_as reads as the next one
+
+
+def _turn_first_read_as(boxes, record, p_played):
+    """``boxes`` with turn MOVED_TURN first read as the next turn, its own reading at ``p_played``."""
+    played, other = record.turns[MOVED_TURN], record.turns[MOVED_TURN + 1]
+    assert played != other
+    turns = list(boxes.turns)
+    turns[MOVED_TURN] = (Candidate(other, 1 - p_played), Candidate(played, p_played))
+    return replace(boxes, turns=tuple(turns))
+
+
+def _moss_first_read_otherwise(boxes, rules_give):
+    """``boxes`` with the written moss first read one more than the rules give (60%)."""
+    moss = rules_give["moss"]
+    return replace(boxes, written={**boxes.written, "moss": (Candidate(moss + 1, 0.6), Candidate(moss, 0.4))})
+
+
 def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sheet_bears_it_out():
     record = honest_game(6)
     rules_give = score(record.garden).breakdown
     reading, boxes = garden_reading(record), box_reading(record)
-    index = 4
-    played, other = record.turns[index], record.turns[index + 1]
-    assert played != other
+    index, played = MOVED_TURN, record.turns[MOVED_TURN]
 
     def first_read_as(p_played):
-        turns = list(boxes.turns)
-        turns[index] = (Candidate(other, 1 - p_played), Candidate(played, p_played))
-        return replace(boxes, turns=tuple(turns))
+        return _turn_first_read_as(boxes, record, p_played)
 
     moved = sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9, corroboration=False)
     assert [(d.what, d.reading) for d in moved.doubts] == [(f"turn {index + 1}", turn_text(played))]
@@ -137,11 +151,42 @@ def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sh
     assert sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9).sure
     # but a moved turn and a number first read otherwise are two signs of a misread garden: eight
     # numbers give the ninth, not the turn as well
-    moss_otherwise = {**boxes.written, "moss": (Candidate(rules_give["moss"] + 1, 0.6), Candidate(rules_give["moss"], 0.4))}
-    assert sheet_verdict(reading, replace(boxes, written=moss_otherwise), record, rules_give, (), sure_above=0.9).sure
-    both = sheet_verdict(reading, replace(first_read_as(0.1), written=moss_otherwise), record, rules_give, (),
+    assert sheet_verdict(reading, _moss_first_read_otherwise(boxes, rules_give), record, rules_give, (),
+                         sure_above=0.9).sure
+    both = sheet_verdict(reading, _moss_first_read_otherwise(first_read_as(0.1), rules_give), record, rules_give, (),
                          sure_above=0.9)
     assert f"turn {index + 1}" in [d.what for d in both.doubts] and not both.sure
+
+
+def test_two_signs_are_borne_out_where_the_drawings_and_turn_boxes_alone_decode_to_the_same_record():
+    record = honest_game(6)
+    rules_give = score(record.garden).breakdown
+    reading, boxes = garden_reading(record), box_reading(record)
+    moved = _turn_first_read_as(boxes, record, 0.1)
+    both = _moss_first_read_otherwise(moved, rules_give)
+    asked = []
+
+    def verdict(boxes_read, alone):
+        def decoded_without_numbers():
+            asked.append(alone)
+            return alone
+        return sheet_verdict(reading, boxes_read, record, rules_give, (), sure_above=0.9,
+                             decoded_without_numbers=decoded_without_numbers)
+
+    cell, _ = next(record.garden.decorated_cells())
+    another_garden = replace(record, garden=record.garden.with_cell(cell, None))
+    log_as_first_read = replace(record, turns=tuple(candidates[0].value for candidates in moved.turns))
+    assert verdict(both, record).sure  # the garden and log stand without the numbers, which bear them out
+    assert not verdict(both, another_garden).sure  # the garden was fitted to the numbers
+    assert not verdict(both, log_as_first_read).sure  # the log was
+    # asked only where it decides: not where all nine numbers bear the sheet out, nor where two
+    # numbers read otherwise leave eight that cannot give the ninth
+    asked.clear()
+    assert verdict(moved, another_garden).sure
+    bamboo = rules_give["bamboo"]
+    two_numbers = replace(both, written={**both.written, "bamboo": (Candidate(bamboo + 1, 0.6), Candidate(bamboo, 0.4))})
+    assert not verdict(two_numbers, record).sure
+    assert asked == []
 
 
 def _numbers_sharing_a_units_digit():

@@ -9,7 +9,7 @@ tens and units. Every reading keeps its probabilities, so the decoder can weigh 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -196,6 +196,14 @@ class BoxReading:
     pond_icons: tuple[tuple[Candidate, ...], ...]  # 4 icons
     written: dict[str, tuple[Candidate, ...]]  # per scoring category
     digit_groups: tuple[DigitGroup, ...] = ()  # the turns' and numbers' digits as the writer wrote them alike (digits.py)
+
+
+def without_written(boxes: BoxReading) -> BoxReading:
+    """``boxes`` as if no number were written: the turn boxes and marks alone, each way the
+    writer writes a digit kept for the turn boxes it is in."""
+    groups = tuple(replace(group, numbers=(), number_probabilities=group.number_probabilities[:0])
+                   for group in boxes.digit_groups if group.slots)
+    return replace(boxes, written={}, digit_groups=groups)
 
 
 def _top(joint: dict[object, float], count: int) -> tuple[Candidate, ...]:

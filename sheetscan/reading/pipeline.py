@@ -12,7 +12,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from sheetscan.reading.boxes import BoxReading, box_models_for, load_box_models, read_boxes
+from sheetscan.reading.boxes import BoxReading, box_models_for, load_box_models, read_boxes, without_written
 from sheetscan.reading.decode import DecodedSheet, decode_sheet
 from sheetscan.errors import (InputFileError, InternalError, Interrupted, ModelError, NoSheetError, SheetscanError,
                               UnreadableSheetError)
@@ -144,9 +144,11 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
+    verdict = sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown, decoded.findings,
+                            decoded_without_numbers=lambda: decode_sheet(reading, without_written(boxes), rules,
+                                                                         groups=sheet_learning).record)
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
-                       boxes, decoded, sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown,
-                                                       decoded.findings), layout)
+                       boxes, decoded, verdict, layout)
 
 
 def read_photo(path: str | Path, rules: RuleSet = RuleSet(), debug_folder: Path | None = None,

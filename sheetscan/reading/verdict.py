@@ -31,11 +31,15 @@ sheet whose nine numbers agree is sure with such turns, one whose eight give the
 without. Both at once were sure on one bench scan with a wrong total: the decoder had fitted the
 garden to a player's wrong rock, paying with a moved turn. On 320 held-out validation sheets
 (seeds 77-82) 132 were sure before, 157 now, none wrong (docs/benchmarks.md).
+Both signs are borne out where the drawings and turn boxes alone, decoded without the written
+numbers, give the same garden and turn log: the garden was not fitted to the numbers, and the
+eight numbers that give the ninth vouch for it. That bench scan's sheet decodes to another garden.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from sheetscan.game.audit import Finding
 from sheetscan.game.garden import ALL_CELLS, SheetRecord, turn_text
@@ -184,15 +188,27 @@ def corroborated(boxes: BoxReading, rules_give: dict[str, int], findings: tuple[
 
 def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
                   findings: tuple[Finding, ...] = (), *, sure_above: float = SURE_ABOVE,
-                  corroboration: bool = True) -> Verdict:
+                  corroboration: bool = True,
+                  decoded_without_numbers: Callable[[], SheetRecord] | None = None) -> Verdict:
     """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, whose garden
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
-    reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out."""
+    reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out.
+    ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
+    (asked only where it decides: a moved turn and a number read otherwise)."""
     moved = moved_turn_doubts(boxes, record)
     # a turn moved against the networks is a sign of a misread garden, as a written number read
-    # otherwise is: the written numbers bear out one such sign, not both
+    # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
+    # log stand without them
     if corroboration and corroborated(boxes, rules_give, findings, record, sure_above, all_but_one=not moved):
+        return Verdict(())
+    if (corroboration and moved and decoded_without_numbers is not None
+            and corroborated(boxes, rules_give, findings, record, sure_above)
+            and _same_garden_and_log(decoded_without_numbers(), record)):
         return Verdict(())
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
               + moved + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
+
+
+def _same_garden_and_log(record: SheetRecord, other: SheetRecord) -> bool:
+    return record.garden == other.garden and record.turns == other.turns
