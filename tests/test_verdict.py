@@ -125,10 +125,10 @@ def _turn_first_read_as(boxes, record, p_played):
     return replace(boxes, turns=tuple(turns))
 
 
-def _moss_first_read_otherwise(boxes, rules_give):
-    """``boxes`` with the written moss first read one more than the rules give (60%)."""
-    moss = rules_give["moss"]
-    return replace(boxes, written={**boxes.written, "moss": (Candidate(moss + 1, 0.6), Candidate(moss, 0.4))})
+def _first_read_otherwise(boxes, rules_give, category="moss"):
+    """``boxes`` with the written ``category`` first read one more than the rules give (60%)."""
+    given = rules_give[category]
+    return replace(boxes, written={**boxes.written, category: (Candidate(given + 1, 0.6), Candidate(given, 0.4))})
 
 
 def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sheet_bears_it_out():
@@ -151,9 +151,9 @@ def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sh
     assert sheet_verdict(reading, first_read_as(0.1), record, rules_give, (), sure_above=0.9).sure
     # but a moved turn and a number first read otherwise are two signs of a misread garden: eight
     # numbers give the ninth, not the turn as well
-    assert sheet_verdict(reading, _moss_first_read_otherwise(boxes, rules_give), record, rules_give, (),
+    assert sheet_verdict(reading, _first_read_otherwise(boxes, rules_give), record, rules_give, (),
                          sure_above=0.9).sure
-    both = sheet_verdict(reading, _moss_first_read_otherwise(first_read_as(0.1), rules_give), record, rules_give, (),
+    both = sheet_verdict(reading, _first_read_otherwise(first_read_as(0.1), rules_give), record, rules_give, (),
                          sure_above=0.9)
     assert f"turn {index + 1}" in [d.what for d in both.doubts] and not both.sure
 
@@ -163,7 +163,7 @@ def test_two_signs_are_borne_out_where_the_drawings_and_turn_boxes_alone_decode_
     rules_give = score(record.garden).breakdown
     reading, boxes = garden_reading(record), box_reading(record)
     moved = _turn_first_read_as(boxes, record, 0.1)
-    both = _moss_first_read_otherwise(moved, rules_give)
+    both = _first_read_otherwise(moved, rules_give)
     asked = []
 
     def verdict(boxes_read, alone):
@@ -183,9 +183,7 @@ def test_two_signs_are_borne_out_where_the_drawings_and_turn_boxes_alone_decode_
     # numbers read otherwise leave eight that cannot give the ninth
     asked.clear()
     assert verdict(moved, another_garden).sure
-    bamboo = rules_give["bamboo"]
-    two_numbers = replace(both, written={**both.written, "bamboo": (Candidate(bamboo + 1, 0.6), Candidate(bamboo, 0.4))})
-    assert not verdict(two_numbers, record).sure
+    assert not verdict(_first_read_otherwise(both, rules_give, "bamboo"), record).sure
     assert asked == []
 
 
