@@ -607,8 +607,38 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     boxes = _first_dice_misread(record, turns)
     assert decode_sheet(reading, boxes).record == record
     monkeypatch.setattr(decode, "LOG_SLACK", 0.0)
+    monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)  # the drawings fit the nearest better too
     assert decode_sheet(reading, boxes).record != record
 
+
+
+def _dice_read_as_the_other_kind(record, turns: tuple[int, ...], kinds: tuple[Decoration, Decoration]):
+    """Box readings of ``record`` with the first die of each draw in ``turns`` read, at 70%, as a
+    die of the other of ``kinds`` (the networks read the drawings of each as the other)."""
+    faces = DEFAULT_DICE_FACES
+    other = {index: next(die for die in range(1, 7) if faces[die] in kinds and faces[die] != faces[record.turns[index].dice[0]])
+             for index in turns}
+    return _turns_read_as(record, other, 0.7)
+
+
+@pytest.mark.parametrize(("seed", "turns", "kinds"), [(0, (1, 2), (Decoration.ROCK, Decoration.BAMBOO)),
+                                                     (0, (0, 7), (Decoration.TREE, Decoration.MOSS)),
+                                                     (0, (2, 3), (Decoration.LANTERN, Decoration.BAMBOO))])
+def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_the_drawings_fit_best(
+        seed, turns, kinds, monkeypatch):
+    # Read otherwise alone, neither turn leaves the sheet cheaper nor near: the drawings are still
+    # labelled with the two kinds traded, the written numbers against them. But the drawings fit
+    # one of those logs better than the log as read; from it, its trades and the other turn fit.
+    import sheetscan.reading.decode as decode
+
+    record = honest(seed)
+    reading = _garden_misread(record, kinds)
+    boxes = _dice_read_as_the_other_kind(record, turns, kinds)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
+    monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)
+    assert decode_sheet(reading, boxes).record != record
 
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
     record = honest(0)
