@@ -569,14 +569,15 @@ def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(
     assert decode_sheet(reading, replace(boxes, digit_groups=no_strays)).record != record
 
 
-def _first_dice_misread(record, turns: tuple[int, ...]):
-    """Box readings of ``record`` with the first die of each draw in ``turns`` read, a little
-    likelier than the truth, as a die of another kind (rock, bamboo or moss)."""
-    kinds = (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS)
+def _first_dice_misread(record, turns: tuple[int, ...],
+                        kinds: tuple[Decoration, ...] = (Decoration.ROCK, Decoration.BAMBOO, Decoration.MOSS),
+                        probability: float = 0.55):
+    """Box readings of ``record`` with the first die of each draw in ``turns`` read, at
+    ``probability`` (by default a little likelier than the truth), as a die of another of ``kinds``."""
     faces = DEFAULT_DICE_FACES
     return _turns_read_as(record, {index: next(die for die in range(1, 7) if faces[die] in kinds
                                                and faces[die] != faces[record.turns[index].dice[0]])
-                                   for index in turns}, 0.55)
+                                   for index in turns}, probability)
 
 
 @pytest.mark.parametrize(("seed", "turns"), [(3, (0, 1)), (5, (0, 2)), (7, (0, 5))])
@@ -612,15 +613,6 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
 
 
 
-def _dice_read_as_the_other_kind(record, turns: tuple[int, ...], kinds: tuple[Decoration, Decoration]):
-    """Box readings of ``record`` with the first die of each draw in ``turns`` read, at 70%, as a
-    die of the other of ``kinds`` (the networks read the drawings of each as the other)."""
-    faces = DEFAULT_DICE_FACES
-    other = {index: next(die for die in range(1, 7) if faces[die] in kinds and faces[die] != faces[record.turns[index].dice[0]])
-             for index in turns}
-    return _turns_read_as(record, other, 0.7)
-
-
 @pytest.mark.parametrize(("seed", "turns", "kinds"), [(0, (1, 2), (Decoration.ROCK, Decoration.BAMBOO)),
                                                      (0, (0, 7), (Decoration.TREE, Decoration.MOSS)),
                                                      (0, (2, 3), (Decoration.LANTERN, Decoration.BAMBOO))])
@@ -633,7 +625,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
 
     record = honest(seed)
     reading = _garden_misread(record, kinds)
-    boxes = _dice_read_as_the_other_kind(record, turns, kinds)
+    boxes = _first_dice_misread(record, turns, kinds, 0.7)  # as a die of the other kind the networks confuse
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
