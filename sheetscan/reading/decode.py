@@ -253,8 +253,8 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                 best, found = _said(together, cost, said), reread
             elif total < best.cost + LOG_SLACK and (near is None or total < near[0]):
                 near = (total, reread)
-            if together.labelling.energy + cost - now.spent < fit_below:
-                fitting, fit_below = reread, together.labelling.energy + cost - now.spent
+            if (fit := together.labelling.energy + cost - now.spent) < fit_below:
+                fitting, fit_below = reread, fit
         if not best.findings or (found is None and near is None and fitting is None):
             break
         now, together = found or (near[1] if near else fitting)
