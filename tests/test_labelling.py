@@ -612,7 +612,6 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     assert decode_sheet(reading, boxes).record != record
 
 
-
 @pytest.mark.parametrize(("seed", "turns", "kinds"), [(0, (1, 2), (Decoration.ROCK, Decoration.BAMBOO)),
                                                      (0, (0, 7), (Decoration.TREE, Decoration.MOSS)),
                                                      (0, (2, 3), (Decoration.LANTERN, Decoration.BAMBOO))])
@@ -631,6 +630,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
     monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)
     assert decode_sheet(reading, boxes).record != record
+
 
 def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken_otherwise():
     record = honest(0)
