@@ -585,6 +585,7 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
     # Each misread die puts a drawing the networks never saw in another kind: only the log with
     # both read otherwise fits the drawings and the written numbers, and no single turn does.
     import sheetscan.reading.decode as decode
+    import sheetscan.reading.moves as moves
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -593,6 +594,7 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
     assert decoded.record == record
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
     monkeypatch.setattr(decode, "LOG_ROUNDS", 1)
+    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -602,6 +604,7 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     # fit the other misread turn), but one leaves it within LOG_SLACK: read otherwise from there,
     # the other fits.
     import sheetscan.reading.decode as decode
+    import sheetscan.reading.moves as moves
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -609,6 +612,7 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     assert decode_sheet(reading, boxes).record == record
     monkeypatch.setattr(decode, "LOG_SLACK", 0.0)
     monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)  # the drawings fit the nearest better too
+    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -621,6 +625,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
     # labelled with the two kinds traded, the written numbers against them. But the drawings fit
     # one of those logs better than the log as read; from it, its trades and the other turn fit.
     import sheetscan.reading.decode as decode
+    import sheetscan.reading.moves as moves
 
     record = honest(seed)
     reading = _garden_misread(record, kinds)
@@ -629,6 +634,41 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
     assert decoded.record == record
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
     monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)
+    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
+    assert decode_sheet(reading, boxes).record != record
+
+
+@pytest.mark.parametrize(("seed", "turns", "kinds"), [(0, (3, 4), (Decoration.LANTERN, Decoration.BAMBOO)),
+                                                     (2, (0, 2), (Decoration.ROCK, Decoration.BAMBOO)),
+                                                     (2, (2, 4), (Decoration.LANTERN, Decoration.BAMBOO))])
+def test_two_misread_turns_that_fit_only_together_are_read_otherwise_at_once(seed, turns, kinds, monkeypatch):
+    # Read otherwise alone, neither turn leaves the sheet cheaper, near or fitting the drawings
+    # better, so the log rounds never reach both: the two read otherwise at once fit.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, kinds)
+    boxes = _first_dice_misread(record, turns, kinds, 0.7)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    first, second = (f"turn {turn + 1} read as" for turn in turns)
+    assert any(change.startswith(first) and f" and {second}" in change for change in decoded.changes)
+    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)
+    assert decode_sheet(reading, boxes).record != record
+
+
+@pytest.mark.parametrize(("turns", "kinds"), [((0, 3, 4, 8), (Decoration.ROCK, Decoration.BAMBOO)),
+                                              ((0, 1, 2, 3), (Decoration.TREE, Decoration.MOSS))])
+def test_four_misread_turns_are_read_otherwise_round_after_round(turns, kinds, monkeypatch):
+    # Digits from a coarse source may leave many turn boxes misread: each log round sets one more
+    # right (or two at once), and three rounds do not reach four.
+    import sheetscan.reading.decode as decode
+
+    record = honest(0)
+    reading = _garden_misread(record, kinds)
+    boxes = _first_dice_misread(record, turns, kinds, 0.7)
+    assert decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(decode, "LOG_ROUNDS", 3)
     assert decode_sheet(reading, boxes).record != record
 
 

@@ -11,7 +11,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, turn_text
 from sheetscan.game.rules import CATEGORIES, Decoration
 from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate, turn_digits, turn_of_digits
 from sheetscan.reading.digits import DigitGroup
+from sheetscan.reading.labelling import logged_drawings
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 
 # A mistake weighs as a reading error with probability ratio e^-5.5: a player miswrites a given
@@ -59,6 +60,12 @@ MAX_DIGIT_GROUP_TRIES = 6
 # bound, 4.5 s with it); own hands 40 of 40 at each.
 OTHER_TURN_COST = 6.0
 MAX_OTHER_TURNS = 8  # of those, the cheapest: each labels the sheet again
+# Two misread turns may each, read otherwise alone, leave the drawings labelled to fit the other:
+# where the log rounds still leave findings, the MAX_TURN_PAIRS cheapest pairs of those readings
+# (under OTHER_TURN_COST together) are tried at once (decode.py). On validation photos of held-out
+# hands with coarse varied digits (seeds 77-81 and 83, 40 phone sheets each): one sheet more exact
+# on each of 77 and 78, the same elsewhere; every other run of seeds 77-82 the same.
+MAX_TURN_PAIRS = 4
 # Ink where the player drew nothing (a smudge, a stroke crossed out, a neighbour's drawing over
 # the line) is read as a drawing, which the labelling must give a kind: the true turn log then
 # fits worse than a misread one. Where the labelling from the log as read leaves findings, each
@@ -146,6 +153,17 @@ def readings_with_drawings(reading: GardenReading, drawings: int) -> list[tuple[
         garden = garden.with_cell(cell, decoration, late=late)
     what = " and ".join(_cell_taken_as(cell, reading.decoration_probabilities[cell], drawn) for _, cell, drawn in taken)
     return [(sum(cost for cost, _, _ in taken), what, replace(reading, garden=garden))]
+
+
+def records_with_drawings(reading: GardenReading, record: SheetRecord,
+                          dice_faces: Mapping[int, Decoration]) -> list[tuple[float, str, GardenReading, SheetRecord]]:
+    """Where ``record``'s turn log gives more drawings than ``reading``'s garden holds, the reading
+    with the cells read as empty likeliest drawn taken as drawings (readings_with_drawings): a
+    drawing no network saw may be read as empty, and labelled without it the sheet fits worse.
+    (cost, what, reading, record with its garden) each."""
+    missing = len(logged_drawings(record.turns, dice_faces)) - sum(1 for _ in reading.garden.decorated_cells())
+    return [(cost, what, drawn, replace(record, garden=drawn.garden))
+            for cost, what, drawn in readings_with_drawings(reading, missing)]
 
 
 def readings_without_drawing(reading: GardenReading) -> list[tuple[float, str, GardenReading]]:
@@ -268,16 +286,38 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
     return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
 
 
-def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
-    """``turns`` with one turn still as ``read`` (the log as first read) read otherwise, for less
-    than OTHER_TURN_COST (the MAX_OTHER_TURNS cheapest), or one group of the writer's alike
-    digits taken as another digit (at most DIGIT_GROUP_COST): (cost, what, turns) each."""
+def _other_turns(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
+    """The other readings of the turns of ``turns`` still as ``read``, for less than
+    OTHER_TURN_COST, the MAX_OTHER_TURNS cheapest: (cost, turn index, candidate) each."""
     others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns) if turns[index] == read[index]
                      for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
+    return others[:MAX_OTHER_TURNS]
+
+
+def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
+    """``turns`` with one turn still as ``read`` (the log as first read) read otherwise (_other_turns),
+    or one group of the writer's alike digits taken as another digit (at most DIGIT_GROUP_COST):
+    (cost, what, turns) each."""
     logs = [(cost, turn_taken_as(index, boxes.turns[index][0], candidate), turns[:index] + (candidate.value,) + turns[index + 1:])
-            for cost, index, candidate in others[:MAX_OTHER_TURNS]]
+            for cost, index, candidate in _other_turns(turns, read, boxes)]
     groups = digit_group_turns(turns, boxes.digit_groups)
     return logs + [(min(cost, DIGIT_GROUP_COST), what, taken) for cost, what, taken in groups if taken != turns]
+
+
+def turn_pairs_read_otherwise(turns: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
+    """``turns`` (as first read) with two turns read otherwise at once (of _other_turns), for less
+    than OTHER_TURN_COST together, the MAX_TURN_PAIRS cheapest: (cost, what, turns) each."""
+    pairs = sorted(((first[0] + second[0], first, second)
+                    for first, second in itertools.combinations(_other_turns(turns, turns, boxes), 2)
+                    if first[1] != second[1] and first[0] + second[0] < OTHER_TURN_COST), key=lambda pair: pair[0])
+    logs = []
+    for cost, *both in pairs[:MAX_TURN_PAIRS]:
+        taken = list(turns)
+        for _, index, candidate in both:
+            taken[index] = candidate.value
+        logs.append((cost, " and ".join(turn_taken_as(index, boxes.turns[index][0], candidate)
+                                        for _, index, candidate in both), tuple(taken)))
+    return logs
 
 
 def _with_digit(value: int, head: str, digit: int) -> int | None:
