@@ -201,6 +201,11 @@ def _numbers_sharing_a_units_digit():
     raise AssertionError("no record writes one units digit twice")
 
 
+def _read_as(*digits: int) -> np.ndarray:
+    """A digit group's number probabilities: each written copy read as ``digits``, surely."""
+    return np.eye(10)[list(digits)]
+
+
 def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_digit_bear_the_sheet_out():
     record, categories = _numbers_sharing_a_units_digit()
     rules_give = score(record.garden).breakdown
@@ -209,14 +214,19 @@ def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_d
     misread = {category: [(record.written[category] - record.written[category] % 10 + 1, 0.7),
                           (record.written[category], 0.3)] for category in categories}
     numbers = tuple((CATEGORIES.index(category), "units") for category in categories)
-    group = DigitGroup((), np.zeros((0, 6)), numbers, np.zeros((len(numbers), 10)))
+    group = DigitGroup((), np.zeros((0, 6)), numbers, _read_as(1, 1))
     boxes = replace(box_reading(record, misread), digit_groups=(group,))
     assert numbers_read_by_groups(boxes, record) == set(categories)
+    # copies read as several digits vouch where one of them is read as the digit taken, not for a third
+    units = record.written[categories[0]] % 10
+    for read, vouched in (((1, units), set(categories)), ((1, next(d for d in range(10) if d not in (1, units))), set())):
+        assert numbers_read_by_groups(replace(boxes, digit_groups=(replace(group, number_probabilities=_read_as(*read)),)),
+                                      record) == vouched
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
     # the same two numbers set right one by one, not as the writer's digit: the drawings stand unconfirmed
     assert not sheet_verdict(reading, replace(boxes, digit_groups=()), record, rules_give, (), sure_above=0.9).sure
     # a group of one written digit is no writer's way of writing it
-    alone = replace(group, numbers=numbers[:1], number_probabilities=np.zeros((1, 10)))
+    alone = replace(group, numbers=numbers[:1], number_probabilities=_read_as(1))
     assert numbers_read_by_groups(replace(boxes, digit_groups=(alone,)), record) == set()
     assert not sheet_verdict(reading, replace(boxes, digit_groups=(alone,)), record, rules_give, (), sure_above=0.9).sure
     # a group taken as two digits is not read as one way of writing
