@@ -267,11 +267,11 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             best = traded
         if not best.findings:
             break
-    now, first = start
+    now, started = start
     for cost, what, turns in turn_pairs_read_otherwise(now.base.turns, boxes) if best.findings else ():
         if (cost := cost + now.spent) < best.cost:
             together = _read_together_with(now.reading, replace(now.base, turns=turns), boxes, dice_faces, audit,
-                                           first.labelling, below=best.cost - cost)
+                                           started.labelling, below=best.cost - cost)
             if together.cost + cost < best.cost:
                 best = _said(together, cost, (*now.said, f"{what} with the drawings"))
     return best
