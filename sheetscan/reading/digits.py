@@ -177,6 +177,16 @@ class DigitGroup:
     strays: tuple[tuple[int, str], ...] = ()
     stray_probabilities: np.ndarray = field(default_factory=lambda: np.zeros((0, TURN_DIGITS)))
 
+    @property
+    def turn_digits_read(self) -> list[int]:
+        """Each turn box copy's likeliest digit (1 to 6)."""
+        return [int(digit) + 1 for digit in self.probabilities.argmax(axis=1)]
+
+    @property
+    def number_digits_read(self) -> list[int]:
+        """Each written number copy's likeliest digit (0 to 9)."""
+        return [int(digit) for digit in self.number_probabilities.argmax(axis=1)]
+
 
 def digit_groups(likeness: np.ndarray) -> np.ndarray:
     """(n,) group numbers of n >= 2 digits from their (n, n) ``likeness``: average linkage, cut

@@ -294,12 +294,21 @@ def _other_turns(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxRead
     return others[:MAX_OTHER_TURNS]
 
 
+def _turns_taken(turns: tuple[Turn, ...], boxes: BoxReading, others: tuple[tuple, ...]) -> tuple:
+    """``turns`` with each of ``others`` (_other_turns' items) taken: (cost, what, turns)."""
+    taken = list(turns)
+    for _, index, candidate in others:
+        taken[index] = candidate.value
+    return (sum(cost for cost, _, _ in others),
+            " and ".join(turn_taken_as(index, boxes.turns[index][0], candidate) for _, index, candidate in others),
+            tuple(taken))
+
+
 def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
     """``turns`` with one turn still as ``read`` (the log as first read) read otherwise (_other_turns),
     or one group of the writer's alike digits taken as another digit (at most DIGIT_GROUP_COST):
     (cost, what, turns) each."""
-    logs = [(cost, turn_taken_as(index, boxes.turns[index][0], candidate), turns[:index] + (candidate.value,) + turns[index + 1:])
-            for cost, index, candidate in _other_turns(turns, read, boxes)]
+    logs = [_turns_taken(turns, boxes, (other,)) for other in _other_turns(turns, read, boxes)]
     groups = digit_group_turns(turns, boxes.digit_groups)
     return logs + [(min(cost, DIGIT_GROUP_COST), what, taken) for cost, what, taken in groups if taken != turns]
 
@@ -307,17 +316,10 @@ def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: 
 def turn_pairs_read_otherwise(turns: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
     """``turns`` (as first read) with two turns read otherwise at once (of _other_turns), for less
     than OTHER_TURN_COST together, the MAX_TURN_PAIRS cheapest: (cost, what, turns) each."""
-    pairs = sorted(((first[0] + second[0], first, second)
-                    for first, second in itertools.combinations(_other_turns(turns, turns, boxes), 2)
-                    if first[1] != second[1] and first[0] + second[0] < OTHER_TURN_COST), key=lambda pair: pair[0])
-    logs = []
-    for cost, *both in pairs[:MAX_TURN_PAIRS]:
-        taken = list(turns)
-        for _, index, candidate in both:
-            taken[index] = candidate.value
-        logs.append((cost, " and ".join(turn_taken_as(index, boxes.turns[index][0], candidate)
-                                        for _, index, candidate in both), tuple(taken)))
-    return logs
+    pairs = sorted((pair for pair in itertools.combinations(_other_turns(turns, turns, boxes), 2)
+                    if pair[0][1] != pair[1][1] and pair[0][0] + pair[1][0] < OTHER_TURN_COST),
+                   key=lambda pair: pair[0][0] + pair[1][0])
+    return [_turns_taken(turns, boxes, pair) for pair in pairs[:MAX_TURN_PAIRS]]
 
 
 def _with_digit(value: int, head: str, digit: int) -> int | None:
@@ -348,8 +350,8 @@ def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
     pairs of moves, cheapest first, rarely reach two moves this dear."""
     moves = []  # (the written numbers the group is in, its move)
     for index, group in enumerate(groups):
-        numbers_read = [int(digit) for digit in group.number_probabilities.argmax(axis=1)]
-        read = [int(digit) + 1 for digit in group.probabilities.argmax(axis=1)] + numbers_read
+        numbers_read = group.number_digits_read
+        read = group.turn_digits_read + numbers_read
         if not numbers_read or len(set(read)) < 2:
             continue
         numbers = set(number for number, _ in group.numbers)

@@ -151,8 +151,8 @@ def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
     alike: set[tuple[int, str]] = set()
     for group in boxes.digit_groups:
         taken = {number_digits(record.written[CATEGORIES[number]])[head] for number, head in group.numbers}
-        in_numbers = set(group.number_probabilities.argmax(axis=1).tolist())
-        everywhere = in_numbers | {int(digit) + 1 for digit in group.probabilities.argmax(axis=1)}
+        in_numbers = set(group.number_digits_read)
+        everywhere = in_numbers | set(group.turn_digits_read)
         if (len(group.numbers) >= 2 and len(taken) == 1 and None not in taken
                 and (taken <= in_numbers or len(everywhere) == 1)):
             alike.update(group.numbers)
