@@ -498,8 +498,15 @@ def test_a_row_of_boxes_seen_with_what_touches_them_is_put_back_and_no_side_off_
     assert outlined(np.full_like(lines, 255), Box(-100, 30, 16, 14)) == 0
 
 
-def test_the_layout_bench_names_the_photo_each_layout_it_read_with_came_from(runner):
-    """Both blank pad scans of seed 1 give whole layouts; the bench reads with the first and names its photo."""
+def test_the_layout_bench_names_the_photo_each_layout_it_read_with_came_from(runner, monkeypatch):
+    """Both blank pad scans of seed 1 give whole layouts; the bench reads with the first and names
+    its photo. It reports no speed, so it times no read."""
+    import sheetscan.lab.bench as bench
+
+    def untimed(*args, **kwargs):
+        raise AssertionError("the layout bench timed a read")
+
+    monkeypatch.setattr(bench, "read_speed", untimed)
     result = runner.invoke(cli.app, ["bench", "layout", "--n", "2", "--seed", "1", "--level", "scan", "--layout", "pad",
                                      "--reads", "1", "--layouts-read", "1", "--json"])
     assert result.exit_code == 0, result.output

@@ -135,8 +135,9 @@ def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dic
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
                layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
-               varied_digits: bool = False, fresh_styles: bool = False) -> dict:
-    """Read ``count`` fresh synthetic photos and compare with their truth; time a 12-MP read.
+               varied_digits: bool = False, fresh_styles: bool = False, timed: bool = True) -> dict:
+    """Read ``count`` fresh synthetic photos and compare with their truth; with ``timed``, time a
+    12-MP read.
     ``held_out_styles``, ``fresh_styles``, ``coarse_digits`` and ``varied_digits`` draw and write
     the sheets as synth_photo says; without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
     prints the corner markers as synth_photo says (the same sheets whatever it is);
@@ -175,7 +176,8 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
                 pen[1] += tally["cells"]
             if say:
                 say(index)
-        speed = read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles, writing)
+        speed = read_speed(Path(folder), seed, level, markers, layout_name, read_layout, held_out_styles,
+                           writing) if timed else {}
     cells = max(totals["cells"], 1)
     return {
         "photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,

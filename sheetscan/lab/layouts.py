@@ -41,8 +41,10 @@ def bench_layout(count: int, seed: int, level: str, layout_name: str, reads: int
             if say:
                 say(f"layout {index}")
     keys = ("sheets_found", "decoration_accuracy", "water_accuracy", "tree_dot_accuracy", "exact_total")
-    own = bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none")
-    readings = [(index, bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", read_layout=layout))
+    # its figures are the readings' only: the reads are not timed
+    own = bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", timed=False)
+    readings = [(index, bench_read(reads, seed + 1, level, layout_name=layout_name, markers="none", read_layout=layout,
+                                   timed=False))
                 for index, layout in found[:layouts_read]]
     return {
         "blank_photos": count, "filled": filled, "level": level, "seed": seed, "layout": layout_name,
