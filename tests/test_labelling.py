@@ -201,6 +201,33 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     assert decode_sheet(reading, boxes).record != record
 
 
+def _doubted(record, boxes, turns, doubt: float = 0.45):
+    """``boxes`` with each of ``turns`` (of ``record``) read right, but with a runner-up at
+    ``doubt``: a draw on the next row or column, a pruning in the next column."""
+    read = list(boxes.turns)
+    for index in turns:
+        turn = record.turns[index]
+        other = (replace(turn, location=turn.location % 6 + 1) if turn.kind is TurnKind.DRAW
+                 else replace(turn, cell=(turn.cell[0], (turn.cell[1] + 1) % 6)))
+        read[index] = (Candidate(turn, 1 - doubt), Candidate(other, doubt))
+    return replace(boxes, turns=tuple(read))
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_misread_turn_behind_nine_turns_read_with_doubt_is_still_read_otherwise(seed, monkeypatch):
+    # A writer the networks never saw leaves many boxes in doubt: the misread turn's true reading
+    # is the tenth cheapest other reading of the log, and still tried.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
+    doubted = [i for i, turn in enumerate(record.turns) if i != index and turn.kind is not TurnKind.SKIP][:9]
+    boxes = _doubted(record, _misread_turn(record, index), doubted)
+    assert len(doubted) == 9 and decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(moves, "MAX_OTHER_TURNS", 8)
+    assert decode_sheet(reading, boxes).record != record
+
 
 def _one_drawing_fits_the_misread_turn(record, index: int):
     """Readings of ``record`` whose drawings of rocks and bamboos the networks read as each
@@ -475,31 +502,42 @@ def test_the_floors_of_every_change_and_swap_at_once_are_at_most_their_whole_ene
             0 <= problem.energy(swapped) - energy - swap_floors[first, second] + 1e-9 <= 4 * PLACE_COST + 2e-9)
 
 
-def _writer_misread(record, was: int, read_as: int):
+def _writer_misread(record, was: int, read_as: int, read_right: int = 0, doubt: float = 0.002):
     """Box readings of ``record`` by networks that read its writer's ``was`` as ``read_as`` surely,
     in every turn box (a draw's dice and row or column, a pruning's die, row and column), the
-    true digit not even a runner-up; the digits grouped as the writer wrote them alike (one group
-    a digit)."""
+    true digit not even a runner-up of the turn's readings; the digits grouped as the writer wrote
+    them alike (one group a digit), the group of ``was`` giving it ``doubt``. The first
+    ``read_right`` copies of ``was`` are written a second way, read right and grouped apart."""
     slots = {digit: [] for digit in range(1, 7)}
+    second_way = []
     turns = list(record.turns)
 
-    def misread(digit: int) -> int:
-        return read_as if digit == was else digit
+    def misread(index: int, head: str, digit: int) -> int:
+        if digit != was:
+            slots[digit].append((index, head))
+            return digit
+        if len(second_way) < read_right:
+            second_way.append((index, head))
+            return digit
+        slots[digit].append((index, head))
+        return read_as
 
     for index, turn in enumerate(record.turns):
         if turn.kind is TurnKind.DRAW:
-            for head, digit in zip(("first", "second", "place"), (*turn.dice, turn.location), strict=True):
-                slots[digit].append((index, head))
-            turns[index] = replace(turn, dice=tuple(map(misread, turn.dice)), location=misread(turn.location))
+            first, second, place = (misread(index, head, digit) for head, digit in
+                                    zip(("first", "second", "place"), (*turn.dice, turn.location), strict=True))
+            turns[index] = replace(turn, dice=(first, second), location=place)
         elif turn.kind is TurnKind.PRUNE:
-            row, column = turn.cell[0] + 1, turn.cell[1] + 1
-            for head, digit in zip(("first", "place", "column"), (turn.dice[0], row, column), strict=True):
-                slots[digit].append((index, head))
-            turns[index] = replace(turn, dice=(misread(turn.dice[0]),), cell=(misread(row) - 1, misread(column) - 1))
+            die, row, column = (misread(index, head, digit) for head, digit in
+                                zip(("first", "place", "column"), (turn.dice[0], turn.cell[0] + 1, turn.cell[1] + 1),
+                                    strict=True))
+            turns[index] = replace(turn, dice=(die,), cell=(row - 1, column - 1))
     groups = []
-    for digit, where in slots.items():
+    for digit, where in [*slots.items(), (0, second_way)]:
         probabilities = np.full((len(where), 6), 0.002)
-        probabilities[:, (read_as if digit == was else digit) - 1] = 0.99
+        probabilities[:, (read_as if digit == was else digit or was) - 1] = 0.99
+        if digit == was:
+            probabilities[:, was - 1] = doubt
         if where:
             groups.append(DigitGroup(tuple(where), probabilities))
     boxes = box_reading(replace(record, turns=tuple(turns)))
@@ -669,6 +707,24 @@ def test_four_misread_turns_are_read_otherwise_round_after_round(turns, kinds, m
     boxes = _first_dice_misread(record, turns, kinds, 0.7)
     assert decode_sheet(reading, boxes).record == record
     monkeypatch.setattr(decode, "LOG_ROUNDS", 3)
+    assert decode_sheet(reading, boxes).record != record
+
+
+@pytest.mark.parametrize(("seed", "was", "read_as"), [(0, 2, 3), (1, 5, 6), (2, 4, 1)])
+def test_a_writers_second_way_to_write_a_digit_read_as_another_is_taken_as_the_networks_runner_up(
+        seed, was, read_as, monkeypatch):
+    # The writer writes one digit two ways: one read right, the other read as another digit, like
+    # that digit's own copies. No group is left read as the true digit's, so only the networks'
+    # runner-up for the misread copies names it.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _writer_misread(record, was, read_as, read_right=2, doubt=0.1)
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and f"taken as {was}" in change for change in decoded.changes)
+    monkeypatch.setattr(moves, "GROUP_RUNNER_UPS", 0)
     assert decode_sheet(reading, boxes).record != record
 
 
