@@ -201,6 +201,22 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     assert decode_sheet(reading, boxes).record != record
 
 
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_turn_box_misread_surely_is_still_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
+    # A writer never seen may have a turn read at 99.9%, its true reading the runner-up at 0.09%
+    # (a cost of 7): still tried, as the drawings and the written numbers need it.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
+    die = next(die for die in range(1, 7) if die not in record.turns[index].dice)
+    boxes = _turns_read_as(record, {index: die}, 0.9991)
+    assert decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(moves, "OTHER_TURN_COST", 6.0)
+    assert decode_sheet(reading, boxes).record != record
+
+
 def _doubted(record, boxes, turns, doubt: float = 0.45):
     """``boxes`` with each of ``turns`` (of ``record``) read right, but with a runner-up at
     ``doubt``: a draw on the next row or column, a pruning in the next column."""
