@@ -287,10 +287,10 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
             continue
         costs = {digit: _taken_cost(probabilities, [was - 1 for was in digits], digit - 1)
                  for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
-        first = (set(digits) | unread) & set(costs)  # as some of its copies are read, or unread
+        read_or_unread = (set(digits) | unread) & set(costs)
         runner_ups = {digit for digit in sorted(costs, key=costs.get)[:GROUP_RUNNER_UPS]
-                      if costs[digit] < RUNNER_UP_COST * len(digits)} - first
-        for digit in sorted(first | runner_ups):
+                      if costs[digit] < RUNNER_UP_COST * len(digits)}
+        for digit in sorted(read_or_unread | runner_ups):
             changed = {turn: dict(digits_of[turn]) for turn, _ in slots}
             for turn, head in slots:
                 changed[turn][head] = digit
