@@ -181,9 +181,11 @@ def _turns_read_as(record, first_dice: dict[int, int], probability: float):
     return replace(boxes, turns=tuple(read))
 
 
-def _misread_turn(record, index: int):
-    """Box readings of ``record`` whose turn ``index`` is read as another draw, the true one the runner-up."""
-    return _turns_read_as(record, {index: next(die for die in range(1, 7) if die not in record.turns[index].dice)}, 0.8)
+def _misread_turn(record, index: int, probability: float = 0.8):
+    """Box readings of ``record`` whose turn ``index`` is read as another draw at ``probability``,
+    the true one the runner-up."""
+    return _turns_read_as(record, {index: next(die for die in range(1, 7) if die not in record.turns[index].dice)},
+                          probability)
 
 
 @pytest.mark.parametrize("seed", [0, 2, 3])  # seed 1's misread turn fits a garden as well as its true one
@@ -210,8 +212,7 @@ def test_a_turn_box_misread_surely_is_still_read_again_with_the_unfamiliar_drawi
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
     index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
-    die = next(die for die in range(1, 7) if die not in record.turns[index].dice)
-    boxes = _turns_read_as(record, {index: die}, 0.9991)
+    boxes = _misread_turn(record, index, 0.9991)
     assert decode_sheet(reading, boxes).record == record
     monkeypatch.setattr(moves, "OTHER_TURN_COST", 6.0)
     assert decode_sheet(reading, boxes).record != record
@@ -549,11 +550,12 @@ def _writer_misread(record, was: int, read_as: int, read_right: int = 0, doubt: 
                                     strict=True))
             turns[index] = replace(turn, dice=(die,), cell=(row - 1, column - 1))
     groups = []
-    for digit, where in [*slots.items(), (0, second_way)]:
+    ways = [(digit, read_as if digit == was else digit, where) for digit, where in slots.items()]
+    for digit, read, where in [*ways, (was, was, second_way)]:
         probabilities = np.full((len(where), 6), 0.002)
-        probabilities[:, (read_as if digit == was else digit or was) - 1] = 0.99
-        if digit == was:
-            probabilities[:, was - 1] = doubt
+        probabilities[:, read - 1] = 0.99
+        if read != digit:
+            probabilities[:, digit - 1] = doubt
         if where:
             groups.append(DigitGroup(tuple(where), probabilities))
     boxes = box_reading(replace(record, turns=tuple(turns)))
