@@ -754,6 +754,18 @@ def test_only_groups_read_as_several_digits_or_as_another_groups_digit_are_taken
     assert record.turns in [turns for _, _, turns in tried]  # the 5s read as 6, like the 6s: taken as 5
 
 
+def test_a_group_taken_back_toward_what_the_networks_read_costs_nothing_never_less():
+    # The writer's 5s, read as 6 (but for one written another way), taken as 5 cost the search
+    # what the networks say, at most DIGIT_GROUP_COST. Taken back as 6 they must not pay the
+    # whole ratio back: a search going round would gain by it (validation seed 83: a sheet
+    # decoded at a cost of -25.6, misread).
+    record = honest(1)
+    boxes = _writer_misread(record, was=5, read_as=6, read_right=1)
+    as_read = tuple(candidates[0].value for candidates in boxes.turns)
+    back = [cost for cost, _, turns in digit_group_turns(record.turns, boxes.digit_groups) if turns == as_read]
+    assert back == [0.0]
+
+
 def _numbers_misread(record, read_as: dict[int, int], categories=CATEGORIES):
     """Box readings of ``record`` by networks that read its writer's digits as ``read_as`` says
     surely in the written numbers of ``categories`` (the true number not even a runner-up) and its

@@ -298,7 +298,9 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
                           for index, turn in enumerate(turns))
             where = ", ".join(f"{turn + 1}" for turn in sorted(changed))
             what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
-            tries.append((costs[digit], what, taken))
+            # a group taken back toward what the networks read costs nothing, never less: the
+            # search pays at most DIGIT_GROUP_COST to take it away, and would gain by going round
+            tries.append((max(costs[digit], 0.0), what, taken))
     return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
 
 
