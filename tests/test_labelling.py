@@ -472,6 +472,7 @@ def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
 def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of_a_few_cells(seed):
     """Five cells, every one of their 7^5 labellings: the annealing's move-by-move energy (cells no
     logged turn may hold counted one by one) must be right for it to end at the least."""
+    from sheetscan.reading.labelling_annealing import anneal
     from sheetscan.reading.labelling_energy import PLACE_COST, Problem
 
     record = honest(seed)
@@ -483,7 +484,7 @@ def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of
     every = np.array(list(itertools.product(range(LABELS), repeat=len(cells))))
     off_log = problem.off_log[np.arange(len(cells)), every].sum(axis=1)
     followed = problem.energies_unplaced_aside(every) + PLACE_COST * off_log
-    annealed = labelling._anneal(problem, every[0], np.random.default_rng(seed))
+    annealed = anneal(problem, every[0], np.random.default_rng(seed), labelling.ANNEALING)
     assert followed[(every == annealed).all(axis=1)][0] == pytest.approx(followed.min(), abs=1e-9)
 
 

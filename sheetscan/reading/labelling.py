@@ -9,9 +9,9 @@ drawings alike given one kind; the turn log's counts and places; the player's kn
 
 Candidates come from cutting the drawings' similarity tree into CUTS groups: each way to give the
 groups kinds whose sizes fit the turn log's counts (MAX_COUNT_SLACK cells over at most), the
-MAX_CANDIDATES likeliest scored in full. From the best, simulated annealing (ANNEALING) changes
-one cell or swaps two at a falling temperature: the cuts alone often miss a labelling that
-several groups must change together to reach. The best found is polished by changing one cell,
+MAX_CANDIDATES likeliest scored in full. From the best, simulated annealing (ANNEALING;
+labelling_annealing.py) changes one cell or swaps two at a falling temperature: the cuts alone
+often miss a labelling that several groups must change together to reach. The best found is polished by changing one cell,
 or swapping two, while that lowers the sum; then its kinds trading drawings (the TRADES_POLISHED
 trades of least energy, each polished) replace it where one fits better: annealing rarely
 gives two whole kinds each other's cells. The decoder weighs the result against its own
@@ -21,7 +21,6 @@ gives two whole kinds each other's cells. The decoder weighs the result against 
 from __future__ import annotations
 
 import itertools
-from array import array
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -33,8 +32,9 @@ from scipy.spatial.distance import squareform
 
 from sheetscan.game.garden import ALL_CELLS, Cell, Turn, TurnKind, cross_cells
 from sheetscan.game.rules import Decoration, Season
-from sheetscan.reading.labelling_energy import (COUNT_COST, DRAWN_AS, KINDS, LABELS, LATE_TREE, NETWORK_WEIGHT,
-                                                PLACE_COST, Problem, TrackedLabels)
+from sheetscan.reading.labelling_annealing import Annealing, anneal
+from sheetscan.reading.labelling_energy import (DRAWN_AS, KINDS, LATE_TREE, NETWORK_WEIGHT, PLACE_COST, Problem,
+                                                TrackedLabels)
 
 CUTS = range(5, 11)  # groups the similarity tree is cut into: a kind or two may be split
 MAX_COUNT_SLACK = 2
@@ -46,19 +46,6 @@ MAX_POLISH_ROUNDS = 50
 # sheets the log rounds reach, by up to 6; seeds 79-83 (160 phone sheets) 132 -> 137 exact
 TRADES_POLISHED = 3
 MAX_PERMUTATIONS = 15  # ways for the kinds to trade drawings polished (of up to 719), least energy first (5: 73 of 80, decode.py)
-
-
-@dataclass(frozen=True)
-class Annealing:
-    """The annealing's schedule: each run takes ``steps`` moves (one cell changed, or two
-    swapped, half and half), its temperature falling geometrically from ``hottest`` to
-    ``coldest``; the best of ``runs`` runs (each from the cuts' best) is kept."""
-
-    steps: int = 10_000
-    hottest: float = 5.0
-    coldest: float = 0.1
-    runs: int = 4
-    seed: int = 0  # the same sheet is always labelled the same way
 
 
 # Chosen on validation photos of held-out hands (seed 77, 40 phone sheets, none a bench figure's):
@@ -229,7 +216,7 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
         return Labelling(labels, energy)
     labels, energy = _cut_candidates(problem, similarity, labels, energy)
     for run in range(ANNEALING.runs):
-        candidate = _anneal(problem, labels, np.random.default_rng([ANNEALING.seed, run]))
+        candidate = anneal(problem, labels, np.random.default_rng([ANNEALING.seed, run]), ANNEALING)
         candidate_energy = problem.energy(candidate)
         if candidate_energy < energy:
             labels, energy = candidate, candidate_energy
@@ -268,7 +255,7 @@ def _least_kind_trade(problem: Problem, labels: np.ndarray, energy: float) -> tu
     network saw, each labelled as the other's kind, sit past the annealing's reach."""
     traded = _kinds_traded(problem, labels)
     for traded_energy, index in _least_energies(problem, traded, TRADES_POLISHED) if len(traded) else ():
-        candidate, candidate_energy = _polish(problem, traded[index], traded_energy)
+        candidate, candidate_energy = _polish(problem, traded[index].copy(), traded_energy)
         if candidate_energy < energy - 1e-9:
             labels, energy = candidate, candidate_energy
     return labels, energy
@@ -287,7 +274,8 @@ def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, c
     if not len(traded):
         return []
     least = _least_energies(problem, traded, MAX_PERMUTATIONS)
-    return [Labelling(*_polish(problem, traded[index], energy)) for energy, index in least]
+    # each its own array: a row's view would keep every trade alive with the labelling
+    return [Labelling(*_polish(problem, traded[index].copy(), energy)) for energy, index in least]
 
 
 def cell_swaps(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
@@ -341,82 +329,3 @@ def _cut_candidates(problem: Problem, similarity: np.ndarray, labels: np.ndarray
                 if candidate_energy < energy:
                     labels, energy = candidate, candidate_energy
     return labels, energy
-
-
-def _anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The labelling of least energy met by one annealing run from ``start``. The energy is
-    followed move by move (each cell's similarity to every kind's cells kept up to date); the
-    cells no logged turn can have placed are counted per cell here (``off_log``) and by the
-    full matching only on the result."""
-    n, kinds, steps = len(start), len(KINDS), ANNEALING.steps
-    drawn_as = DRAWN_AS.tolist()
-    unary = (problem.unary + PLACE_COST * problem.off_log).tolist()
-    pairs = problem.pairs.tolist()
-    pairs_with = list(problem.pairs.T.copy())  # pairs_with[i][j]: cell j's pair term with cell i
-    labels = start.tolist()
-    # alike[k][i]: the summed pair terms of cell i with the cells drawn as kind k, read as Python
-    # floats; a cell moving between kinds updates two of them whole, in place, through numpy views
-    alike = [array("d", problem.pairs[:, DRAWN_AS[start] == kind].sum(axis=1).tolist()) for kind in range(kinds)]
-    alike_arrays = [np.frombuffer(row) for row in alike]
-    # over[label]: how many more cells the label has than the turn log's count; what a label
-    # gaining or losing a cell costs, for each such excess
-    over = (np.bincount(start, minlength=LABELS) - problem.counts).tolist()
-    most = n + int(problem.counts.sum()) + 1
-    gaining = {excess: COUNT_COST * (abs(excess + 1) - abs(excess)) for excess in range(-most, most + 1)}
-    losing = {excess: COUNT_COST * (abs(excess - 1) - abs(excess)) for excess in range(-most, most + 1)}
-
-    swaps = (rng.random(steps) < 0.5).tolist()
-    firsts, seconds = rng.integers(n, size=(2, steps)).tolist()
-    new_labels = rng.integers(LABELS, size=steps).tolist()
-    chances = rng.random(steps)
-    cooling = (ANNEALING.coldest / ANNEALING.hottest) ** (1 / steps)
-    temperatures = np.cumprod([ANNEALING.hottest, *[cooling] * steps])[1:]  # each step's, cooled first
-    # a move is taken when chance < exp(-change / temperature), that is change < limit
-    with np.errstate(divide="ignore"):
-        limits = (-temperatures * np.log(chances)).tolist()
-    subtract, add = np.subtract, np.add
-    energy, best, best_energy = 0.0, list(labels), 0.0
-    for i, j, swap, new_label, limit in zip(firsts, seconds, swaps, new_labels, limits):
-        old = labels[i]
-        new = labels[j] if swap else new_label
-        if new == old:
-            continue
-        before, after = drawn_as[old], drawn_as[new]
-        unary_i = unary[i]
-        if swap:  # j takes i's label: the counts stay, the pair i-j stays apart
-            unary_j = unary[j]
-            if before != after:
-                alike_before, alike_after = alike[before], alike[after]
-                change = unary_i[new] - unary_i[old] + (alike_before[i] - alike_after[i])
-                change += unary_j[old] - unary_j[new]
-                change += alike_after[j] - alike_before[j] + 2 * pairs[i][j]
-            else:
-                change = unary_i[new] - unary_i[old]
-                change += unary_j[old] - unary_j[new]
-            if change >= limit:
-                continue
-            if before != after:  # i moves to after's kind, j to before's
-                from_before, to_after = alike_arrays[before], alike_arrays[after]
-                subtract(from_before, pairs_with[i], out=from_before)
-                add(from_before, pairs_with[j], out=from_before)
-                add(to_after, pairs_with[i], out=to_after)
-                subtract(to_after, pairs_with[j], out=to_after)
-            labels[i], labels[j] = new, old
-        else:  # new gains a cell, old loses one
-            change = unary_i[new] - unary_i[old]
-            if before != after:
-                change += alike[before][i] - alike[after][i]
-            change += gaining[over[new]] + losing[over[old]]
-            if change >= limit:
-                continue
-            if before != after:
-                from_before, to_after = alike_arrays[before], alike_arrays[after]
-                subtract(from_before, pairs_with[i], out=from_before)
-                add(to_after, pairs_with[i], out=to_after)
-            over[old] -= 1
-            over[new] += 1
-            labels[i] = new
-        energy += change
-        if energy < best_energy - 1e-9:
-            best, best_energy = list(labels), energy
-    return np.array(best, int)
