@@ -11,11 +11,11 @@ Candidates come from cutting the drawings' similarity tree into CUTS groups: eac
 groups kinds whose sizes fit the turn log's counts (MAX_COUNT_SLACK cells over at most), the
 MAX_CANDIDATES likeliest scored in full. From the best, simulated annealing (ANNEALING;
 labelling_annealing.py) changes one cell or swaps two at a falling temperature: the cuts alone
-often miss a labelling that several groups must change together to reach. The best found is polished by changing one cell,
-or swapping two, while that lowers the sum; then its kinds trading drawings (the TRADES_POLISHED
-trades of least energy, each polished) replace it where one fits better: annealing rarely
-gives two whole kinds each other's cells. The decoder weighs the result against its own
-(decode.py).
+often miss a labelling that several groups must change together to reach. The best found is
+polished by changing one cell, or swapping two, while that lowers the sum; then its kinds
+trading drawings (the TRADES_POLISHED trades of least energy, each polished) replace it where
+one fits better: annealing rarely gives two whole kinds each other's cells. The decoder weighs
+the result against its own (decode.py).
 """
 
 from __future__ import annotations
@@ -254,7 +254,7 @@ def _least_kind_trade(problem: Problem, labels: np.ndarray, energy: float) -> tu
     the least such of the TRADES_POLISHED trades of least energy: two ways to draw that no
     network saw, each labelled as the other's kind, sit past the annealing's reach."""
     traded = _kinds_traded(problem, labels)
-    for traded_energy, index in _least_energies(problem, traded, TRADES_POLISHED) if len(traded) else ():
+    for traded_energy, index in _least_energies(problem, traded, TRADES_POLISHED):
         candidate, candidate_energy = _polish(problem, traded[index].copy(), traded_energy)
         if candidate_energy < energy - 1e-9:
             labels, energy = candidate, candidate_energy

@@ -26,10 +26,10 @@ class Annealing:
 
 
 def anneal(problem: Problem, start: np.ndarray, rng: np.random.Generator, schedule: Annealing) -> np.ndarray:
-    """The labelling of least energy met by one annealing run from ``start`` on ``schedule``. The energy is
-    followed move by move (each cell's similarity to every kind's cells kept up to date); the
-    cells no logged turn can have placed are counted per cell here (``off_log``) and by the
-    full matching only on the result."""
+    """The labelling of least energy met by one annealing run of ``schedule`` from ``start``. The
+    energy is followed move by move (each cell's similarity to every kind's cells kept up to
+    date); the cells no logged turn can have placed are counted per cell here (``off_log``) and
+    by the full matching only on the result."""
     n, kinds, steps = len(start), len(KINDS), schedule.steps
     drawn_as = DRAWN_AS.tolist()
     unary = (problem.unary + PLACE_COST * problem.off_log).tolist()
