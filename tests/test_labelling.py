@@ -735,6 +735,22 @@ def test_two_misread_turns_that_fit_only_together_are_read_otherwise_at_once(see
     assert decode_sheet(reading, boxes).record != record
 
 
+
+@pytest.mark.parametrize(("seed", "turns"), [(0, (3, 4)), (3, (1, 3)), (2, (2, 4))])
+def test_two_misread_turns_behind_turns_read_with_doubt_are_still_read_otherwise_at_once(seed, turns, monkeypatch):
+    # Two turns read with doubt make every pair with them cheaper than the two misread turns
+    # together: theirs is the sixth cheapest pair, and still tried.
+    import sheetscan.reading.moves as moves
+
+    record = honest(seed)
+    kinds = (Decoration.LANTERN, Decoration.BAMBOO)
+    reading = _garden_misread(record, kinds)
+    doubted = [i for i, turn in enumerate(record.turns) if i not in turns and turn.kind is not TurnKind.SKIP][:2]
+    boxes = _doubted(record, _first_dice_misread(record, turns, kinds, 0.7), doubted)
+    assert decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 4)
+    assert decode_sheet(reading, boxes).record != record
+
 @pytest.mark.parametrize(("turns", "kinds"), [((0, 3, 4, 8), (Decoration.ROCK, Decoration.BAMBOO)),
                                               ((0, 1, 2, 3), (Decoration.TREE, Decoration.MOSS))])
 def test_four_misread_turns_are_read_otherwise_round_after_round(turns, kinds, monkeypatch):
