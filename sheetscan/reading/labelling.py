@@ -271,8 +271,6 @@ def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, c
     what the player wrote then tells them apart (decode.py)."""
     problem = Problem(label_probabilities, similarity, cells, logged, known)
     traded = _kinds_traded(problem, labels)
-    if not len(traded):
-        return []
     least = _least_energies(problem, traded, MAX_PERMUTATIONS)
     # each its own array: a row's view would keep every trade alive with the labelling
     return [Labelling(*_polish(problem, traded[index].copy(), energy)) for energy, index in least]
