@@ -1021,3 +1021,24 @@ def test_a_sheets_ways_to_give_groups_kinds_are_worked_out_once_in_its_decode_an
     assert once and len(set(once)) == len(once) and worked_out == once + once
     assert labelling._group_kinds(*once[0]).tolist() == ways(*once[0]).tolist()  # outside a decode, worked out afresh
     assert len(worked_out) == 2 * len(once) + 1
+
+
+def test_a_sheets_labellings_are_worked_out_once_while_it_is_read_and_shared_read_only(monkeypatch):
+    # the verdict decodes a sheet again without its written numbers: mostly the same turn logs to label
+    from sheetscan.reading.boxes import without_written
+
+    record = honest(2)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _misread_turn(record, next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW))
+    worked_out, work = [], labelling._labelled
+    monkeypatch.setattr(labelling, "_labelled", lambda *arguments: worked_out.append(arguments) or work(*arguments))
+    apart = [decode_sheet(reading, boxes), decode_sheet(reading, without_written(boxes))]
+    labelled_apart = len(worked_out)
+    worked_out.clear()
+    with labelling.sheet_remembered():
+        together = [decode_sheet(reading, boxes), decode_sheet(reading, without_written(boxes))]
+        shared = label_together(*worked_out[0])
+    assert together == apart and apart[0].record == record
+    assert 0 < len(worked_out) < labelled_apart
+    with pytest.raises(ValueError):
+        shared.labels[0] = LATE_TREE

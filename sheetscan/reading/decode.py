@@ -28,7 +28,7 @@ from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
 from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
-                                         ways_remembered)
+                                         sheet_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
 from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, box_moves, cell_moves, group_moves,
                                      logs_read_otherwise, ratio_cost, readings_without_drawing, records_with_drawings,
@@ -359,7 +359,7 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
                      [said, *descent.changes], labelling)
 
 
-@ways_remembered()  # for the sheet's labellings, as its audit keeps its gardens' scores
+@sheet_remembered()  # for the sheet's labellings, as its audit keeps its gardens' scores
 def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = RuleSet(),
                  dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES, *, groups: bool = True) -> DecodedSheet:
     """The record that best fits the readings and the rules (see the module's note); with

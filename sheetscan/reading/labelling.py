@@ -24,7 +24,7 @@ import itertools
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, TypeVar
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
@@ -36,6 +36,7 @@ from sheetscan.reading.labelling_annealing import Annealing, anneal
 from sheetscan.reading.labelling_energy import (DRAWN_AS, KINDS, LATE_TREE, NETWORK_WEIGHT, PLACE_COST, Problem,
                                                 TrackedLabels)
 
+T = TypeVar("T")
 CUTS = range(5, 11)  # groups the similarity tree is cut into: a kind or two may be split
 MAX_COUNT_SLACK = 2
 MAX_ASSIGNMENTS = 5000  # ways to give a cut's groups kinds, enumerated at most
@@ -72,32 +73,43 @@ def logged_drawings(turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration
     return logged
 
 
-# The ways to give groups kinds, kept while a sheet is decoded (ways_remembered): its turn logs
-# read otherwise cut its drawings into the same groups, mostly with the same counts. Kept no
-# longer, so that a photo read again is timed as a new one.
-_REMEMBERED_WAYS: ContextVar[dict | None] = ContextVar("remembered_ways", default=None)
+# What a sheet's labelling works out, kept while the sheet is read (sheet_remembered): its turn
+# logs read otherwise cut its drawings into the same groups, mostly with the same counts (the
+# ways to give groups kinds), and the verdict's decode without the written numbers labels many
+# of the decode's logs again (the labellings; on held-out validation photos, one labelling's time
+# in nine). Kept no longer, so that a photo read again is timed as a new one.
+_REMEMBERED: ContextVar[dict | None] = ContextVar("sheet_remembered", default=None)
 
 
 @contextmanager
-def ways_remembered() -> Iterator[None]:
-    """Within it (a sheet's decode), each way to give groups kinds is worked out once."""
-    token = _REMEMBERED_WAYS.set({})
+def sheet_remembered() -> Iterator[None]:
+    """Within it (a sheet's decodes), each way to give groups kinds and each labelling is worked
+    out once. Within another, the outer one's memory serves."""
+    if _REMEMBERED.get() is not None:
+        yield
+        return
+    token = _REMEMBERED.set({})
     try:
         yield
     finally:
-        _REMEMBERED_WAYS.reset(token)
+        _REMEMBERED.reset(token)
 
 
 def _group_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
     """(ways, groups) ways to give groups of ``sizes`` kinds, no kind over its ``counts`` by
     more than MAX_COUNT_SLACK cells in all; the first MAX_ASSIGNMENTS in order, the largest
-    group's kind first (remembered within ways_remembered)."""
-    remembered = _REMEMBERED_WAYS.get()
-    if remembered is None:
-        return _ways_to_give_kinds(sizes, counts)
-    if (sizes, counts) not in remembered:
-        remembered[sizes, counts] = _ways_to_give_kinds(sizes, counts)
-    return remembered[sizes, counts]
+    group's kind first (remembered within sheet_remembered)."""
+    return _remembered(("ways", sizes, counts), lambda: _ways_to_give_kinds(sizes, counts))
+
+
+def _remembered(key: tuple, work_out: Callable[[], T]) -> T:
+    """What ``work_out`` gives, worked out once for ``key`` within sheet_remembered."""
+    memory = _REMEMBERED.get()
+    if memory is None:
+        return work_out()
+    if key not in memory:
+        memory[key] = work_out()
+    return memory[key]
 
 
 def _ways_to_give_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.ndarray:
@@ -207,7 +219,18 @@ def label_together(label_probabilities: np.ndarray, similarity: np.ndarray, cell
     the turn log's ``logged`` drawings and what the player's ``known`` drawings say ((n, 7),
     known_fit). From ``start`` (labels for another turn log of the same sheet), the cuts'
     candidates must beat it: another log's labels may sit far from this log's least energy, on
-    held-out coarse scans further than the annealing gets (validation seed 81, 1 sheet in 30)."""
+    held-out coarse scans further than the annealing gets (validation seed 81, 1 sheet in 30).
+    Within sheet_remembered, each is worked out once; its labels are read-only, as it is shared."""
+    key = ("labelling", label_probabilities.tobytes(), similarity.tobytes(), tuple(cells), tuple(logged),
+           None if known is None else known.tobytes(), None if start is None else start.tobytes())
+    labelling = _remembered(key, lambda: _labelled(label_probabilities, similarity, cells, logged, known, start))
+    labelling.labels.flags.writeable = False
+    return labelling
+
+
+def _labelled(label_probabilities: np.ndarray, similarity: np.ndarray, cells: list[Cell],
+              logged: list[tuple[int, frozenset[Cell]]], known: np.ndarray | None, start: np.ndarray | None) -> Labelling:
+    """label_together's work."""
     problem = Problem(label_probabilities, similarity, cells, logged, known)
     labels = problem.log_p.argmax(axis=1) if start is None else start
     energy = problem.energy(labels)

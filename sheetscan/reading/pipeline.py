@@ -14,6 +14,7 @@ import numpy as np
 
 from sheetscan.reading.boxes import BoxReading, box_models_for, load_box_models, read_boxes, without_written
 from sheetscan.reading.decode import DecodedSheet, decode_sheet
+from sheetscan.reading.labelling import sheet_remembered
 from sheetscan.errors import (InputFileError, InternalError, Interrupted, ModelError, NoSheetError, SheetscanError,
                               UnreadableSheetError)
 from sheetscan.design.layout import Layout, load_layout
@@ -140,13 +141,14 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout, known=known)
     boxes = read_boxes(canonical, layout, box_models_for(location.px_per_mm))
-    decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)
+    with sheet_remembered():  # the verdict's decode labels many of the decode's turn logs again
+        decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)
+        verdict = sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown, decoded.findings,
+                                decoded_without_numbers=lambda: decode_sheet(reading, without_written(boxes), rules,
+                                                                             groups=sheet_learning).record)
     garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))
-    verdict = sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown, decoded.findings,
-                            decoded_without_numbers=lambda: decode_sheet(reading, without_written(boxes), rules,
-                                                                         groups=sheet_learning).record)
     return SheetResult(location, location.page_corners(layout) * scale, canonical if keep_image else None, reading,
                        boxes, decoded, verdict, layout)
 
