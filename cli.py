@@ -286,7 +286,8 @@ def train(
                                       help="cells: decoration and water; cells-tables: the same networks, trained with more "
                                            "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers; "
                                            "boxes-tables: the same, trained with table photos too (averaged likewise); "
-                                           "drawings: how alike two drawings of one sheet are (the sheet's joint labelling)."),
+                                           "drawings: how alike two drawings of one sheet are (the sheet's joint labelling); "
+                                           "digits: each digit of a turn box alone (read with the turn box's network)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
     photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),
@@ -298,7 +299,7 @@ def train(
     """Rebuild a model file from scratch on synthetic photos (needs PyTorch, CPU is enough).
 
     Examples: sheetscan train --networks cells; sheetscan train --networks cells-tables; sheetscan train --networks boxes;
-    sheetscan train --networks boxes-tables; sheetscan train --networks drawings
+    sheetscan train --networks boxes-tables; sheetscan train --networks drawings; sheetscan train --networks digits
     """
     from sheetscan.lab.train import PLANS, train_models
 

@@ -2,7 +2,7 @@
 so that the command line starts without loading the vision stack."""
 
 CAMERA_LEVELS = ("scan", "phone", "hard")  # the synthetic camera's levels, mildest first
-TRAINING_PLANS = ("cells", "cells-tables", "boxes", "boxes-tables", "drawings")  # what `sheetscan train --networks` makes
+TRAINING_PLANS = ("cells", "cells-tables", "boxes", "boxes-tables", "drawings", "digits")  # what `sheetscan train --networks` makes
 # How a synthetic sheet's corner markers are printed: all four, none (the publisher's pad, a
 # sheet printed without them), or some (one to three covered: a thumb, a cropped corner).
 MARKER_PRINTS = ("all", "none", "some")

@@ -85,6 +85,36 @@ def test_a_digit_its_head_ranks_third_is_still_read_in_a_likely_turn():
     assert len(candidates) == CANDIDATES
 
 
+def _alone(turn: Turn, **read: list[float]) -> dict[str, np.ndarray]:
+    """The digit network's view of each digit box of ``turn``: its own digit surely, or as ``read``."""
+    digits = {"first": turn.dice[0], "second": turn.dice[1] if len(turn.dice) > 1 else 1,
+              "place": turn.location or 1}
+    alone = {head: np.where(np.arange(1, 7) == digit, 0.99, 0.002) for head, digit in digits.items()}
+    return {**alone, **{head: np.array(p) for head, p in read.items()}}
+
+
+def test_a_digit_read_alone_sets_right_the_turn_box_that_read_it_among_others():
+    truth = Turn(TurnKind.DRAW, (2, 5), location=6)
+    heads = one_hot(TURN_CLASSES, turn_labels(turn_to_dict(truth)))
+    heads["first"] = np.array([0.01, 0.30, 0.64, 0.01, 0.03, 0.01])  # a 2 the turn network takes for a 3
+    assert turn_candidates(heads)[0].value == replace(truth, dice=(3, 5))
+    assert turn_candidates(heads, _alone(truth))[0].value == truth
+    # the two readers' geometric mean: agreeing, the reading is as sure as each, not surer
+    sure = one_hot(TURN_CLASSES, turn_labels(turn_to_dict(truth)))
+    sure["first"] = np.array([0.02, 0.9, 0.02, 0.02, 0.02, 0.02])
+    alone = {head: sure[head] for head in ("first", "second", "place")}
+    assert turn_candidates(sure, alone)[0].probability == pytest.approx(turn_candidates(sure)[0].probability)
+    assert turn_candidates(sure, alone)[0].probability < 0.91
+
+
+def test_a_prunings_cell_is_read_by_the_turn_network_alone():
+    # a pruning writes its cell as two digits in one box: no one-digit view of it is taken
+    truth = Turn(TurnKind.PRUNE, (4,), cell=(0, 5))
+    heads = one_hot(TURN_CLASSES, turn_labels(turn_to_dict(truth)))
+    alone = _alone(truth, place=[0.002, 0.002, 0.99, 0.002, 0.002, 0.002])  # the location box read as a 3
+    assert turn_candidates(heads, alone)[0].value == truth
+
+
 def test_multi_head_network_gives_a_distribution_per_head():
     rng = np.random.default_rng(0)
     shape = (16, 24)
@@ -211,6 +241,15 @@ def test_a_missing_box_model_names_its_file_and_the_command_that_rebuilds_it(tmp
     missing = tmp_path / "boxes_tables"
     with pytest.raises(ModelError, match=f"{missing}.*sheetscan train --networks boxes-tables"):
         load_box_models((DEFAULT_BOX_MODEL_PATHS[0], missing))
+
+
+def test_a_missing_digit_model_names_its_file_and_the_command_that_rebuilds_it(tmp_path, monkeypatch):
+    from sheetscan.reading import boxes
+    from sheetscan.errors import ModelError
+
+    monkeypatch.setattr(boxes, "DIGIT_MODEL_PATH", tmp_path / "digits")
+    with pytest.raises(ModelError, match=f"{tmp_path / 'digits'}.*sheetscan train --networks digits"):
+        boxes.load_box_models.__wrapped__(boxes.DEFAULT_BOX_MODEL_PATHS[:1])  # not the loaded models of other tests
 
 
 def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeypatch, tmp_path):

@@ -31,3 +31,19 @@ def test_another_designs_photos_join_only_the_networks_named():
     assert np.array_equal(both.patches["number"], np.concatenate([own.patches["number"], pad.patches["number"]]))
     assert np.array_equal(both.labels["turn"], own.labels["turn"]) and np.array_equal(both.patches["mark"], own.patches["mark"])
     assert both.sheets == own.sheets + 1
+
+
+def test_the_digit_samples_are_each_turn_boxs_one_digit_boxes_with_their_digits(monkeypatch):
+    from sheetscan.lab import dataset
+    from sheetscan.reading.boxes import DIGIT_PATCH
+
+    truth = synth_photo(0, 7, "scan", scramble=True).truth["sheets"][0]
+    digits = [d for t in truth["turns"] if t["kind"] != "skip"
+              for d in ([*t["dice"], t["location"]] if t["kind"] == "draw" else t["dice"])]
+    coarse = []
+    monkeypatch.setattr(dataset, "synth_photo", lambda *a, **k: coarse.append(k["coarse_digits"]) or synth_photo(*a, **k))
+    samples = collect(7, range(1), ("scan",), "digits", scramble=True)
+    assert samples.patches["digit"].shape == (len(digits), *DIGIT_PATCH)
+    assert samples.labels["digit"].tolist() == [d - 1 for d in digits]
+    collect(7, range(4), ("scan", "phone"), "digits", scramble=True, coarse_every=2)  # rounds of the two levels
+    assert coarse == [False, True, True, False, False]

@@ -290,7 +290,7 @@ def test_ink_is_measured_against_the_paper_around_it_so_a_glare_cancels():
 def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
     """Every shipped ONNX file, run by the reader, gives what its own weights give in plain numpy,
     on the patches of a real sample sheet: the files hold the networks that were trained."""
-    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, load_box_models, sheet_box_patches
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, digit_patches, load_box_models, sheet_box_patches
     from sheetscan.reading.read import DEFAULT_MODEL_PATHS, cell_patches, load_cell_models
 
     layout = load_layout()
@@ -309,6 +309,10 @@ def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
                 assert np.allclose(logits, expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
                 assert (logits.argmax(1) == expected.argmax(1)).all()
                 checked += 1
+    digit = load_box_models(DEFAULT_BOX_MODEL_PATHS[:1]).digit
+    first_digits = digit_patches(patches["turn"])["first"]
+    expected = reference_logits(weights_of(digit), first_digits)
+    assert np.allclose(digit.logits(first_digits), expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
     assert checked == 10
 
 

@@ -105,7 +105,7 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
 
 
-@pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables"])
+@pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables", "digits"])
 def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
     from sheetscan.lab.train import PLANS, network_classes
 
@@ -121,6 +121,7 @@ def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
         assert json.loads(made["epochs"]) == plan.epochs
         assert set(json.loads(made["validation_accuracy"])) == {head or "class" for head in head_slices(net.classes)}
         assert net.temperature is not None and len(net.temperature) == len(net.classes)
+        assert made.get("coarse_every", "0") == str(plan.coarse_every)
 
 
 def test_a_model_file_is_standard_onnx_that_names_its_classes_and_calibration():

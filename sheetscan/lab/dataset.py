@@ -10,7 +10,9 @@ import numpy as np
 
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.locate import locate_sheets
-from sheetscan.reading.boxes import number_labels, sheet_box_patches, turn_labels
+from sheetscan.reading.boxes import (DIGIT_PATCH, digit_patches, number_labels, sheet_box_patches, turn_digits, turn_labels,
+                                     turn_patches)
+from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.reading.read import DECORATION_CLASSES, cell_patches
 from sheetscan.reading.rectify import rectify
 from sheetscan.names import DEFAULT_LAYOUT
@@ -56,7 +58,20 @@ def _drawing_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tu
     return {"drawing": (cell_patches(canonical, layout)[0], decoration_labels(truth["garden"]))}
 
 
-SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples, "drawings": _drawing_samples}
+def _digit_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each turn box's digit boxes that hold one digit (a draw's three, a pruning's die), with
+    the digit's index in boxes.DIGITS."""
+    patches = digit_patches(turn_patches(canonical, layout))
+    chosen, labels = [], []
+    for index, turn in enumerate(truth["turns"]):
+        read = turn_digits(turn_from_dict(turn, index))
+        for head in ("first", "second", "place") if turn["kind"] == "draw" else ("first",) if read else ():
+            chosen.append(patches[head][index])
+            labels.append(read[head] - 1)
+    return {"digit": (np.array(chosen, np.float32).reshape(-1, *DIGIT_PATCH), np.array(labels, int))}
+
+
+SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples, "drawings": _drawing_samples, "digits": _digit_samples}
 
 
 @dataclass(frozen=True)
@@ -73,7 +88,7 @@ class Samples:
 def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cells",
             skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
             sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False,
-            layout_name: str = DEFAULT_LAYOUT, fresh_styles: bool = False) -> Samples:
+            layout_name: str = DEFAULT_LAYOUT, fresh_styles: bool = False, coarse_every: int = 0) -> Samples:
     """Samples of the synthetic photos ``indices`` of run ``seed`` of the sheet design
     ``layout_name``; levels and sheets per photo are taken in turn (photo i: ``levels[i % len]``,
     ``sheets_per_photo[i % len]``).
@@ -82,7 +97,8 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     so are sheets the locator misses; ``scramble`` fills the boxes at random (see
     synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
     level's range); ``held_out_styles`` draws the sheets by the hands held out of training, and
-    ``fresh_styles`` by the fresh ones (never a training set's: for measuring).
+    ``fresh_styles`` by the fresh ones (never a training set's: for measuring); with
+    ``coarse_every``, every coarse_every-th round of the levels has its digits from a coarse source.
     """
     layout = load_layout(layout_name)
     parts: dict[str, list] = {}
@@ -90,7 +106,8 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     for index in indices:
         photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
                             megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles,
-                            layout_name=layout_name, fresh_styles=fresh_styles)
+                            layout_name=layout_name, fresh_styles=fresh_styles,
+                            coarse_digits=coarse_every > 0 and index // len(levels) % coarse_every == 0)
         if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -109,14 +126,15 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
                      megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,),
                      held_out_styles: bool = False, layout_name: str = DEFAULT_LAYOUT, first: int = 0,
-                     fresh_styles: bool = False) -> Samples:
+                     fresh_styles: bool = False, coarse_every: int = 0) -> Samples:
     """``collect`` of the ``count`` photos from photo ``first`` on, over ``jobs`` processes;
     the result does not depend on ``jobs``."""
     chunks = [range(first + start, first + count, jobs) for start in range(jobs)]
     with ProcessPoolExecutor(jobs) as pool:
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
                               [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs,
-                              [held_out_styles] * jobs, [layout_name] * jobs, [fresh_styles] * jobs))
+                              [held_out_styles] * jobs, [layout_name] * jobs, [fresh_styles] * jobs,
+                              [coarse_every] * jobs))
     merged = []
     for field in ("patches", "labels", "photos"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])

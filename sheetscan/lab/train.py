@@ -14,7 +14,7 @@ import numpy as np
 
 from sheetscan.lab.alike import alike_shares, sheet_kinds
 from sheetscan.lab.export import Weights, calibrated_model, network_model, write_model_set
-from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS
+from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS, DIGIT_CLASSES, DEFAULT_DIGIT_MODEL_PATH
 from sheetscan.reading.networks import Network, head_slices
 from sheetscan.errors import SheetscanError
 from sheetscan.names import TRAINING_PLANS
@@ -210,6 +210,7 @@ class TrainingPlan:
     # Photos of other sheet designs, (design, photos), numbered on after the plan's own (which show the
     # print-and-play sheet), for the networks of OTHER_DESIGN_NETWORKS alone
     other_designs: tuple[tuple[str, int], ...] = ()
+    coarse_every: int = 0  # every coarse_every-th round of the levels writes digits from a coarse source
 
 
 # One cell photo in seven is a table photo, of 2 or 4 sheets: a sheet there has 1.2 to 3 px/mm,
@@ -237,6 +238,7 @@ BOX_ARCHITECTURES = {"turn": SMALL, "mark": SMALL, "number": Architecture((1, 32
 # network read held-out writers' turn boxes worse, and the pad's turn boxes are read in that
 # sheet's frame anyway (boxes.turn_patches). Figures in docs/models.md.
 BOX_OTHER_DESIGNS = (("pad", 3200),)
+DIGIT_ARCHITECTURE = Architecture((1, 32, 64, 96), 128)
 OTHER_DESIGN_NETWORKS = ("number",)  # the networks the other designs' photos train
 # The plans, in the order of TRAINING_PLANS (the names `sheetscan train --networks` takes).
 PLANS = dict(zip(TRAINING_PLANS, (
@@ -256,6 +258,10 @@ PLANS = dict(zip(TRAINING_PLANS, (
                  megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes", other_designs=BOX_OTHER_DESIGNS),
     # drawings: the drawing network, on sheets alone (a photo is then a sheet: the contrast is within it)
     TrainingPlan(3000, 1800, False, DEFAULT_DRAWING_MODEL_PATH, {"drawing": 20}, {"drawing": SMALL}, kind="drawings"),
+    # digits: each digit of a turn box alone (boxes.DIGIT_CLASSES), on the box plan's photos, the
+    # digits of one round of the levels in three from a coarse source
+    TrainingPlan(2000, 4500, True, DEFAULT_DIGIT_MODEL_PATH, {"digit": 6}, {"digit": DIGIT_ARCHITECTURE}, megapixels=3.0,
+                 kind="digits", coarse_every=3),
 ), strict=True))
 TRAIN_LEVELS = ("phone", "scan", "hard")  # photo i is taken at level i % 3: this order made the shipped models
 HELD_OUT_PEN = "felt"  # a drawing style kept out of training, to measure how the reader generalises
@@ -266,7 +272,8 @@ COMPARISON_PHOTOS = 120  # phone photos for --compare-linear
 
 def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
     """The networks a kind of model set holds, and their classes."""
-    return {"cells": dict(CELL_CLASSES), "boxes": dict(BOX_CLASSES), "drawings": {"drawing": DRAWING_CLASSES}}[kind]
+    return {"cells": dict(CELL_CLASSES), "boxes": dict(BOX_CLASSES), "drawings": {"drawing": DRAWING_CLASSES},
+            "digits": {"digit": DIGIT_CLASSES}}[kind]
 
 
 def _other_designs(plan: TrainingPlan, photos: int) -> list[tuple[str, int]]:
@@ -281,7 +288,7 @@ def _plan_samples(plan: TrainingPlan, seed: int, photos: int, held_out_pen: str,
 
     def run(count: int, **design):
         return collect_parallel(seed, count, TRAIN_LEVELS, plan.kind, (held_out_pen,), jobs, plan.scramble,
-                                plan.megapixels, plan.sheets_per_photo, **design)
+                                plan.megapixels, plan.sheets_per_photo, coarse_every=plan.coarse_every, **design)
 
     samples, first = run(photos), photos
     for name, count in _other_designs(plan, photos):
@@ -307,7 +314,7 @@ def train_models(plan_name: str, out: Path, *, photos: int, seed: int, epochs: i
     metadata = {"plan": plan_name, "train_seed": str(seed), "train_photos": str(photos), "levels": ",".join(TRAIN_LEVELS),
                 "held_out_pen": held_out_pen, "epochs": json.dumps(passes), "scrambled": str(plan.scramble),
                 "megapixels": str(plan.megapixels), "sheets_per_photo": json.dumps(plan.sheets_per_photo),
-                "other_designs": json.dumps(_other_designs(plan, photos))}
+                "other_designs": json.dumps(_other_designs(plan, photos)), "coarse_every": str(plan.coarse_every)}
     if kind == "drawings":
         models = _drawing_models(samples, seed, passes, plan, metadata, jobs, say)
         written = write_model_set(out, models)

@@ -17,9 +17,10 @@ from typing import Mapping
 import cv2
 import numpy as np
 
-from sheetscan.reading.digits import DigitGroup, digits_together
+from sheetscan.reading.digits import DigitGroup, digits_together, part_windows
 from sheetscan.reading.ink import ink_map
-from sheetscan.reading.networks import Ensemble, head_classes, load_ensembles, model_paths, shipped_model_set, split_heads
+from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, load_networks, model_paths,
+                                        shipped_model_set, split_heads)
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
@@ -60,6 +61,19 @@ TURN_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("fir
 # the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
 # within what the decoder may take. Keep that many, so that it can.
 NUMBER_CANDIDATES = 64
+# Each digit of a turn box is read alone as well, by a network of its own (train.PLANS "digits",
+# trained with a third of its photos' digits from a coarse source), where the box holds one digit
+# (a draw's three; a pruning's die): the turn network reads the box whole, digits among others.
+# Their probabilities' geometric mean is kept (turn_candidates): their product was as often right
+# but surer, so digits misread surely doubled. On validation photos of held-out hands (phone,
+# coarse varied digits): a draw's digits read right 95.4% -> 97.4% (seeds 79 and 80, 2,619);
+# exact totals 139 -> 147 of 160, sure 70 -> 82 (seeds 79-81, 83; docs/models.md).
+DIGIT_CLASSES = tuple(f"digit:{digit}" for digit in DIGITS)
+DIGIT_PATCH = (32, 32)
+DIGIT_BOX_GROWTH_PX = 3  # in the turn patch, about 1 mm
+DEFAULT_DIGIT_MODEL_PATH = shipped_model_set("digits")
+DIGIT_MODEL_PATH = model_paths("SHEETSCAN_DIGIT_MODEL", (DEFAULT_DIGIT_MODEL_PATH,))[0]
+DIGIT_REBUILD_COMMAND = "sheetscan train --networks digits"
 
 
 @dataclass(frozen=True)
@@ -158,19 +172,36 @@ def sheet_box_patches(canonical: np.ndarray, layout: Layout) -> dict[str, np.nda
             for kind, regions in box_regions(layout).items()}
 
 
+def digit_patches(turn_patches_: np.ndarray) -> dict[str, np.ndarray]:
+    """Per digit head of a draw (first, second, place): the (n, *DIGIT_PATCH) float32 patches of
+    that digit's box in each of ``turn_patches_`` (the trained design's frame), grown by
+    DIGIT_BOX_GROWTH_PX: a stroke may overrun its box."""
+    grow = DIGIT_BOX_GROWTH_PX
+    patches = {}
+    for head, (rows, columns) in part_windows(TURN_PATCH.margin_mm, TURN_PATCH.shape).items():
+        crops = turn_patches_[:, max(rows.start - grow, 0) : rows.stop + grow, max(columns.start - grow, 0) : columns.stop + grow]
+        patches[head] = np.array([cv2.resize(crop, DIGIT_PATCH[::-1], interpolation=cv2.INTER_AREA) for crop in crops],
+                                 np.float32).reshape(len(crops), *DIGIT_PATCH)
+    return patches
+
+
 @dataclass(frozen=True)
 class BoxModels:
-    """The box networks of one or more model files, each kind read as one ensemble."""
+    """The box networks of one or more model files, each kind read as one ensemble; and the
+    digit network (DIGIT_MODEL_PATH)."""
 
     turn: Ensemble
     mark: Ensemble
     number: Ensemble
+    digit: Network
 
 
 @lru_cache(maxsize=4)
 def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
-    """The trained box networks of ``paths``; a missing or foreign file is a ModelError."""
-    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND))
+    """The trained box networks of ``paths`` and the digit network; a missing or foreign file is
+    a ModelError."""
+    digit = load_networks(DIGIT_MODEL_PATH, {"digit": DIGIT_CLASSES}, DIGIT_REBUILD_COMMAND)["digit"]
+    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), digit=digit)
 
 
 def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
@@ -229,7 +260,13 @@ def turn_of_digits(kind: TurnKind, digits: Mapping[str, int]) -> Turn:
     return Turn(kind, (digits["first"],), cell=(digits["place"] - 1, digits["column"] - 1))
 
 
-def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
+def _joined(head: np.ndarray, alone: np.ndarray) -> np.ndarray:
+    """A digit head's probabilities joined with the digit network's: their geometric mean."""
+    joined = np.sqrt(head * alone.astype(np.float64))
+    return joined / joined.sum()
+
+
+def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] | None = None) -> tuple[Candidate, ...]:
     """The CANDIDATES likeliest readings of one turn box from its heads' probabilities (1-D
     each), every digit of every head weighed: a writer the networks never saw may have a digit
     its head ranks third in a reading likelier than most. (Turn boxes first read wrong on
@@ -246,6 +283,10 @@ def turn_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
             joint.append(np.array([p_kind]))
             continue
         first, second, third = (heads[head] for head in read)
+        if alone is not None:  # each digit read alone too, where its box holds one digit
+            first = _joined(first, alone["first"])
+            if kind is TurnKind.DRAW:
+                second, third = _joined(second, alone["second"]), _joined(third, alone["place"])
         joint.append((((p_kind * first)[:, None, None] * second[None, :, None]) * third[None, None, :]).ravel())
     starts = np.cumsum([0, *map(len, joint)])
     joint = np.concatenate(joint)
@@ -312,7 +353,9 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
         patches["turn"], steadied_heads(models.turn, patches["turn"]), tuple(head_classes(TURN_CLASSES)["kind"]),
         TURN_PATCH.margin_mm, patches["number"], steadied_heads(models.number, patches["number"]))
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
-    turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}) for i in range(TURNS))
+    views = {head: models.digit.probabilities(digits) for head, digits in digit_patches(patches["turn"]).items()}
+    turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}, {h: p[i] for h, p in views.items()})
+                  for i in range(TURNS))
     marks = tuple(mark_candidates(float(p)) for p in marked)
     written = {category: number_candidates({h: p[i] for h, p in number_heads.items()})
                for i, category in enumerate(CATEGORIES)}

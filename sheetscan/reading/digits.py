@@ -88,7 +88,7 @@ HEAD_PARTS = {"first": "first", "second": "second", "place": "location"}  # a dr
 
 
 @lru_cache(maxsize=1)
-def _part_windows(margin_mm: float, shape: tuple[int, int]) -> dict[str, tuple[slice, slice]]:
+def part_windows(margin_mm: float, shape: tuple[int, int]) -> dict[str, tuple[slice, slice]]:
     """Where each digit box of a turn lies in a turn patch (the trained design's frame, which
     boxes.turn_patches maps every design to): rows and columns of the patch."""
     layout = load_layout(DEFAULT_LAYOUT)
@@ -233,7 +233,7 @@ def _turn_digit_boxes(patches: np.ndarray, read_as: np.ndarray, kinds: tuple[str
                       margin_mm: float) -> dict[tuple[int, str], np.ndarray]:
     """The digit boxes of the turns ``read_as`` draws (two dice and a row or column) or prunings
     (a die, a row and a column), by (turn, head), cut from the turn ``patches``."""
-    windows = _part_windows(margin_mm, patches.shape[1:])
+    windows = part_windows(margin_mm, patches.shape[1:])
     rows, columns = windows["place"]
     middle = (columns.start + columns.stop) // 2  # a pruning writes its row and column side by side there
     pruning = {"first": windows["first"], "place": (rows, slice(columns.start, middle)),
