@@ -3,7 +3,9 @@
 Each box kind has one small multi-head network (see cnn.py). A turn box is read whole: its
 kind (draw, prune, X) and each digit it can hold, so the digits are read in their place and
 an X drawn across the sub-boxes is seen as one stroke. A written number is read as its sign,
-tens and units. Every reading keeps its probabilities, so the decoder can weigh the runners-up.
+tens and units. Each turn digit is also read alone by a digit network (DIGIT_CLASSES), where
+its box holds one digit. Every reading keeps its probabilities, so the decoder can weigh the
+runners-up.
 """
 
 from __future__ import annotations
