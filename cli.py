@@ -285,9 +285,8 @@ def train(
     networks: Networks = typer.Option(Networks.cells, "--networks",
                                       help="cells: decoration and water; cells-tables: the same networks, trained with more "
                                            "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers; "
-                                           "boxes-tables: the same, trained with table photos too (averaged likewise); "
-                                           "drawings: how alike two drawings of one sheet are (the sheet's joint labelling); "
-                                           "digits: each digit of a turn box alone (read with the turn box's network)."),
+                                           "boxes-tables: the same, with table photos too (averaged likewise); digits: each turn "
+                                           "digit alone; drawings: how alike two drawings of one sheet are (joint labelling)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
     photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),
