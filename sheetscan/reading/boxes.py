@@ -174,14 +174,14 @@ def sheet_box_patches(canonical: np.ndarray, layout: Layout) -> dict[str, np.nda
             for kind, regions in box_regions(layout).items()}
 
 
-def digit_patches(turn_patches_: np.ndarray) -> dict[str, np.ndarray]:
+def digit_patches(patches_of_turns: np.ndarray) -> dict[str, np.ndarray]:
     """Per digit head of a draw (first, second, place): the (n, *DIGIT_PATCH) float32 patches of
-    that digit's box in each of ``turn_patches_`` (the trained design's frame), grown by
+    that digit's box in each of ``patches_of_turns`` (the trained design's frame), grown by
     DIGIT_BOX_GROWTH_PX: a stroke may overrun its box."""
     grow = DIGIT_BOX_GROWTH_PX
     patches = {}
     for head, (rows, columns) in part_windows(TURN_PATCH.margin_mm, TURN_PATCH.shape).items():
-        crops = turn_patches_[:, max(rows.start - grow, 0) : rows.stop + grow, max(columns.start - grow, 0) : columns.stop + grow]
+        crops = patches_of_turns[:, max(rows.start - grow, 0) : rows.stop + grow, max(columns.start - grow, 0) : columns.stop + grow]
         patches[head] = np.array([cv2.resize(crop, DIGIT_PATCH[::-1], interpolation=cv2.INTER_AREA) for crop in crops],
                                  np.float32).reshape(len(crops), *DIGIT_PATCH)
     return patches
