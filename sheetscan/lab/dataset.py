@@ -10,8 +10,8 @@ import numpy as np
 
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.locate import locate_sheets
-from sheetscan.reading.boxes import (DIGIT_PATCH, digit_patches, number_labels, sheet_box_patches, turn_digits, turn_labels,
-                                     turn_patches)
+from sheetscan.reading.boxes import (ALONE_HEADS, DIGIT_PATCH, digit_patches, number_labels, sheet_box_patches,
+                                     turn_digits, turn_labels, turn_patches)
 from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.reading.read import DECORATION_CLASSES, cell_patches
 from sheetscan.reading.rectify import rectify
@@ -64,10 +64,10 @@ def _digit_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tupl
     patches = digit_patches(turn_patches(canonical, layout))
     chosen, labels = [], []
     for index, turn in enumerate(truth["turns"]):
-        read = turn_digits(turn_from_dict(turn, index))
-        for head in ("first", "second", "place") if turn["kind"] == "draw" else ("first",) if read else ():
+        turn = turn_from_dict(turn, index)
+        for head in ALONE_HEADS.get(turn.kind, ()):
             chosen.append(patches[head][index])
-            labels.append(read[head] - 1)
+            labels.append(turn_digits(turn)[head] - 1)
     return {"digit": (np.array(chosen, np.float32).reshape(-1, *DIGIT_PATCH), np.array(labels, int))}
 
 

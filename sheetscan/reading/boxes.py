@@ -76,6 +76,9 @@ DIGIT_BOX_GROWTH_PX = 3  # in the turn patch, about 1 mm
 DEFAULT_DIGIT_MODEL_PATH = shipped_model_set("digits")
 DIGIT_MODEL_PATH = model_paths("SHEETSCAN_DIGIT_MODEL", (DEFAULT_DIGIT_MODEL_PATH,))[0]
 DIGIT_REBUILD_COMMAND = "sheetscan train --networks digits"
+# the heads whose digit box holds that digit alone, each kind of turn's (a pruning's location box
+# holds its row and column side by side): the digit network reads these, and trains on them
+ALONE_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("first",)}
 
 
 @dataclass(frozen=True)
@@ -202,8 +205,13 @@ class BoxModels:
 def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
     """The trained box networks of ``paths`` and the digit network; a missing or foreign file is
     a ModelError."""
-    digit = load_networks(DIGIT_MODEL_PATH, {"digit": DIGIT_CLASSES}, DIGIT_REBUILD_COMMAND)["digit"]
-    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), digit=digit)
+    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), digit=_load_digit_network(DIGIT_MODEL_PATH))
+
+
+@lru_cache(maxsize=1)
+def _load_digit_network(path: Path) -> Network:
+    """The digit network of the model set ``path``, loaded once for every set of box models."""
+    return load_networks(path, {"digit": DIGIT_CLASSES}, DIGIT_REBUILD_COMMAND)["digit"]
 
 
 def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
@@ -284,11 +292,8 @@ def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] |
         if not read:
             joint.append(np.array([p_kind]))
             continue
-        first, second, third = (heads[head] for head in read)
-        if alone is not None:  # each digit read alone too, where its box holds one digit
-            first = _joined(first, alone["first"])
-            if kind is TurnKind.DRAW:
-                second, third = _joined(second, alone["second"]), _joined(third, alone["place"])
+        first, second, third = (_joined(heads[head], alone[head]) if alone is not None and head in ALONE_HEADS[kind]
+                                else heads[head] for head in read)
         joint.append((((p_kind * first)[:, None, None] * second[None, :, None]) * third[None, None, :]).ravel())
     starts = np.cumsum([0, *map(len, joint)])
     joint = np.concatenate(joint)
