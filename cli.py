@@ -286,7 +286,7 @@ def train(
                                       help="cells: decoration and water; cells-tables: the same networks, trained with more "
                                            "table photos (the reader averages the two); boxes: turn boxes, marks, written numbers; "
                                            "boxes-tables: the same, with table photos too (averaged likewise); digits: each turn "
-                                           "digit alone; drawings: how alike two drawings of one sheet are (joint labelling)."),
+                                           "and number digit alone; drawings: how alike two drawings of one sheet are (joint labelling)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Where to write them (default: the file the reader loads)."),
     photos: Optional[int] = typer.Option(None, "--photos", min=10, help="Synthetic photos to train on (default: the plan's)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the training photos (default: the plan's; benches use others)."),

@@ -23,6 +23,7 @@ from sheetscan.reading.boxes import (
     turn_candidates,
     turn_labels,
 )
+from sheetscan.reading.lone_digits import DIGIT_PATCH, joined_number_heads, number_digit_patch
 from sheetscan.reading.networks import head_classes, head_slices
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.game.gardenfile import turn_to_dict
@@ -113,6 +114,38 @@ def test_a_prunings_cell_is_read_by_the_turn_network_alone():
     heads = one_hot(TURN_CLASSES, turn_labels(turn_to_dict(truth)))
     alone = _alone(truth, place=[0.002, 0.002, 0.99, 0.002, 0.002, 0.002])  # the location box read as a 3
     assert turn_candidates(heads, alone)[0].value == truth
+
+
+def _sure_digit(digit: int) -> np.ndarray:
+    """A written number's digit read alone: ``digit`` of 0 to 9, surely."""
+    return np.where(np.arange(10) == digit, 0.99, 0.01 / 9)
+
+
+def test_a_numbers_digits_read_alone_set_right_the_number_its_network_misread():
+    heads = one_hot(NUMBER_CLASSES, number_labels(17))
+    heads["units"] = np.array([0.01, 0.6, 0.01, 0.01, 0.01, 0.01, 0.01, 0.32, 0.01, 0.01])  # a 7 taken for a 1
+    assert number_candidates(heads)[0].value == 11
+    assert number_candidates(heads, {"tens": _sure_digit(1), "units": _sure_digit(7)})[0].value == 17
+    assert number_candidates(heads, {"units": _sure_digit(7)})[0].value == 17  # a digit alone is enough
+    # a tens read alone weighs the digits 1 to 9; whether there is a tens at all stays the network's
+    unsure = one_hot(NUMBER_CLASSES, number_labels(7))
+    unsure["tens"] = np.r_[0.7, np.full(9, 0.3 / 9)]
+    tens = joined_number_heads(unsure, {"tens": _sure_digit(4)})["tens"]
+    assert tens[0] == pytest.approx(0.7) and tens.sum() == pytest.approx(1) and tens.argmax() == 0
+    assert tens[4] > 0.2 > 0.01 > tens[np.r_[1:4, 5:10]].max()  # of the tens there may be, most of it on the 4
+    assert [c.value for c in number_candidates(unsure, {"tens": _sure_digit(4)})[:2]] == [7, 47]
+
+
+def test_a_numbers_digit_is_patched_centred_and_to_the_boxs_scale():
+    one = np.zeros((36, 6), np.float32)
+    one[2:34, 2:4] = 1.0
+    patch = number_digit_patch(one)
+    assert patch.shape == DIGIT_PATCH
+    columns = np.flatnonzero(patch.max(axis=0) > 0.2)
+    assert columns.min() >= 13 and columns.max() <= 18  # narrow and in the middle, not stretched to the width
+    assert np.flatnonzero(patch.max(axis=1) > 0.2).size >= 26  # as tall as the box
+    wide = np.ones((20, 40), np.float32)  # wider than the box is tall: fitted whole
+    assert number_digit_patch(wide)[:, 0].max() > 0.9 and number_digit_patch(wide)[0].max() == 0
 
 
 def test_multi_head_network_gives_a_distribution_per_head():

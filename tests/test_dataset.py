@@ -33,9 +33,10 @@ def test_another_designs_photos_join_only_the_networks_named():
     assert both.sheets == own.sheets + 1
 
 
-def test_the_digit_samples_are_each_turn_boxs_one_digit_boxes_with_their_digits(monkeypatch):
+def test_the_digit_samples_are_each_turn_boxs_one_digit_boxes_and_the_written_numbers_digits(monkeypatch):
     from sheetscan.lab import dataset
-    from sheetscan.reading.boxes import DIGIT_PATCH
+    from sheetscan.game.rules import CATEGORIES
+    from sheetscan.reading.lone_digits import DIGIT_PATCH
 
     truth = synth_photo(0, 7, "scan", scramble=True).truth["sheets"][0]
     digits = [d for t in truth["turns"] if t["kind"] != "skip"
@@ -45,5 +46,12 @@ def test_the_digit_samples_are_each_turn_boxs_one_digit_boxes_with_their_digits(
     samples = collect(7, range(1), ("scan",), "digits", scramble=True)
     assert samples.patches["digit"].shape == (len(digits), *DIGIT_PATCH)
     assert samples.labels["digit"].tolist() == [d - 1 for d in digits]
+    # each number's digits in order, where its box shows as many (digits that touch are left out)
+    numbers = [[int(d) for d in str(abs(truth["written"][c]))] for c in CATEGORIES]
+    read, labels = 0, samples.labels["number_digit"].tolist()
+    for number in numbers:
+        read += labels[read : read + len(number)] == number and len(number)
+    assert read == len(labels) >= 0.7 * sum(map(len, numbers))
+    assert samples.patches["number_digit"].shape == (len(labels), *DIGIT_PATCH)
     collect(7, range(4), ("scan", "phone"), "digits", scramble=True, coarse_every=2)  # rounds of the two levels
     assert coarse == [False, True, True, False, False]

@@ -291,6 +291,7 @@ def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
     """Every shipped ONNX file, run by the reader, gives what its own weights give in plain numpy,
     on the patches of a real sample sheet: the files hold the networks that were trained."""
     from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, digit_patches, load_box_models, sheet_box_patches
+    from sheetscan.reading.lone_digits import number_digit_patch
     from sheetscan.reading.read import DEFAULT_MODEL_PATHS, cell_patches, load_cell_models
 
     layout = load_layout()
@@ -309,11 +310,15 @@ def test_the_shipped_models_compute_their_stored_weights_on_the_samples():
                 assert np.allclose(logits, expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
                 assert (logits.argmax(1) == expected.argmax(1)).all()
                 checked += 1
-    digit = load_box_models(DEFAULT_BOX_MODEL_PATHS[:1]).digit
-    first_digits = digit_patches(patches["turn"])["first"]
-    expected = reference_logits(weights_of(digit), first_digits)
-    assert np.allclose(digit.logits(first_digits), expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
-    assert checked == 10
+    models = load_box_models(DEFAULT_BOX_MODEL_PATHS[:1])
+    digits = {"digit": digit_patches(patches["turn"])["first"],  # each number's inside read as one digit
+              "number_digit": np.array([number_digit_patch(number[6:-6, 6:-6]) for number in patches["number"]])}
+    for name, inputs in digits.items():
+        net = getattr(models, name)
+        expected = reference_logits(weights_of(net), inputs)
+        assert np.allclose(net.logits(inputs), expected, atol=1e-3 * max(1.0, np.abs(expected).max()))
+        checked += 1
+    assert checked == 12
 
 
 def test_a_decompression_bomb_and_a_cut_jpeg_are_refused_by_name(tmp_path):

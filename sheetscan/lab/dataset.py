@@ -10,8 +10,11 @@ import numpy as np
 
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.locate import locate_sheets
-from sheetscan.reading.boxes import (ALONE_HEADS, DIGIT_PATCH, digit_patches, number_labels, sheet_box_patches,
-                                     turn_digits, turn_labels, turn_patches)
+from sheetscan.reading.boxes import (TURN_CLASSES, TURN_PATCH, digit_patches, number_digits, number_labels,
+                                     sheet_box_patches, turn_digits, turn_labels)
+from sheetscan.reading.digits import number_heads_read, sheet_digit_boxes
+from sheetscan.reading.lone_digits import ALONE_HEADS, DIGIT_PATCH, number_digit_patch
+from sheetscan.reading.networks import head_classes
 from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.reading.read import DECORATION_CLASSES, cell_patches
 from sheetscan.reading.rectify import rectify
@@ -59,16 +62,26 @@ def _drawing_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tu
 
 
 def _digit_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Each turn box's digit boxes that hold one digit (a draw's three, a pruning's die), with
-    the digit's index in boxes.DIGITS."""
-    patches = digit_patches(turn_patches(canonical, layout))
+    """Each digit read alone (lone_digits.py), with its label: a turn box's digit boxes that hold
+    one digit (a draw's three, a pruning's die), by its index in boxes.DIGITS; each written
+    number's digits, where its box shows as many as the number has (cut as the reader cuts them),
+    by their value."""
+    patches = sheet_box_patches(canonical, layout)
+    alone = digit_patches(patches["turn"])
     chosen, labels = [], []
-    for index, turn in enumerate(truth["turns"]):
-        turn = turn_from_dict(turn, index)
+    turns = [turn_from_dict(turn, index) for index, turn in enumerate(truth["turns"])]
+    for index, turn in enumerate(turns):
         for head in ALONE_HEADS.get(turn.kind, ()):
-            chosen.append(patches[head][index])
+            chosen.append(alone[head][index])
             labels.append(turn_digits(turn)[head] - 1)
-    return {"digit": (np.array(chosen, np.float32).reshape(-1, *DIGIT_PATCH), np.array(labels, int))}
+    values = [truth["written"][category] for category in CATEGORIES]
+    kinds = head_classes(TURN_CLASSES)["kind"]
+    _, number_boxes, _ = sheet_digit_boxes(patches["turn"], np.array([kinds.index(turn.kind.value) for turn in turns]),
+                                           kinds, TURN_PATCH.margin_mm, patches["number"], list(map(number_heads_read, values)))
+    numbers = [(number_digit_patch(ink), number_digits(values[number])[head]) for (number, head), ink in number_boxes.items()]
+    return {"digit": (np.array(chosen, np.float32).reshape(-1, *DIGIT_PATCH), np.array(labels, int)),
+            "number_digit": (np.array([patch for patch, _ in numbers], np.float32).reshape(-1, *DIGIT_PATCH),
+                             np.array([digit for _, digit in numbers], int))}
 
 
 SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples, "drawings": _drawing_samples, "digits": _digit_samples}

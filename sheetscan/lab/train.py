@@ -14,7 +14,8 @@ import numpy as np
 
 from sheetscan.lab.alike import alike_shares, sheet_kinds
 from sheetscan.lab.export import Weights, calibrated_model, network_model, write_model_set
-from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS, DIGIT_CLASSES, DEFAULT_DIGIT_MODEL_PATH
+from sheetscan.reading.boxes import CLASSES as BOX_CLASSES, DEFAULT_BOX_MODEL_PATHS
+from sheetscan.reading.lone_digits import DEFAULT_DIGIT_MODEL_PATH, DIGIT_NETWORKS
 from sheetscan.reading.networks import Network, head_slices
 from sheetscan.errors import SheetscanError
 from sheetscan.names import TRAINING_PLANS
@@ -258,10 +259,10 @@ PLANS = dict(zip(TRAINING_PLANS, (
                  megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes", other_designs=BOX_OTHER_DESIGNS),
     # drawings: the drawing network, on sheets alone (a photo is then a sheet: the contrast is within it)
     TrainingPlan(3000, 1800, False, DEFAULT_DRAWING_MODEL_PATH, {"drawing": 20}, {"drawing": SMALL}, kind="drawings"),
-    # digits: each digit of a turn box alone (boxes.DIGIT_CLASSES), on the box plan's photos, the
-    # digits of one round of the levels in three from a coarse source
-    TrainingPlan(2000, 4500, True, DEFAULT_DIGIT_MODEL_PATH, {"digit": 6}, {"digit": DIGIT_ARCHITECTURE}, megapixels=3.0,
-                 kind="digits", coarse_every=3),
+    # digits: each digit of a turn box and of a written number alone (lone_digits.py), on the box
+    # plan's photos, the digits of one round of the levels in three from a coarse source
+    TrainingPlan(2000, 4500, True, DEFAULT_DIGIT_MODEL_PATH, dict.fromkeys(DIGIT_NETWORKS, 6),
+                 dict.fromkeys(DIGIT_NETWORKS, DIGIT_ARCHITECTURE), megapixels=3.0, kind="digits", coarse_every=3),
 ), strict=True))
 TRAIN_LEVELS = ("phone", "scan", "hard")  # photo i is taken at level i % 3: this order made the shipped models
 HELD_OUT_PEN = "felt"  # a drawing style kept out of training, to measure how the reader generalises
@@ -273,7 +274,7 @@ COMPARISON_PHOTOS = 120  # phone photos for --compare-linear
 def network_classes(kind: str) -> dict[str, tuple[str, ...]]:
     """The networks a kind of model set holds, and their classes."""
     return {"cells": dict(CELL_CLASSES), "boxes": dict(BOX_CLASSES), "drawings": {"drawing": DRAWING_CLASSES},
-            "digits": {"digit": DIGIT_CLASSES}}[kind]
+            "digits": dict(DIGIT_NETWORKS)}[kind]
 
 
 def _other_designs(plan: TrainingPlan, photos: int) -> list[tuple[str, int]]:

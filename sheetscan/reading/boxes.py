@@ -3,9 +3,8 @@
 Each box kind has one small multi-head network (see cnn.py). A turn box is read whole: its
 kind (draw, prune, X) and each digit it can hold, so the digits are read in their place and
 an X drawn across the sub-boxes is seen as one stroke. A written number is read as its sign,
-tens and units. Each turn digit is also read alone by a digit network (DIGIT_CLASSES), where
-its box holds one digit. Every reading keeps its probabilities, so the decoder can weigh the
-runners-up.
+tens and units. Each digit is also read alone (lone_digits.py). Every reading keeps its
+probabilities, so the decoder can weigh the runners-up.
 """
 
 from __future__ import annotations
@@ -21,8 +20,10 @@ import numpy as np
 
 from sheetscan.reading.digits import DigitGroup, digits_together, part_windows
 from sheetscan.reading.ink import ink_map
-from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, load_networks, model_paths,
-                                        shipped_model_set, split_heads)
+from sheetscan.reading.lone_digits import (ALONE_HEADS, DIGIT_MODEL_PATH, DIGIT_PATCH, joined, joined_number_heads,
+                                           load_digit_networks, number_digits_alone)
+from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, model_paths, shipped_model_set,
+                                        split_heads)
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
@@ -63,22 +64,12 @@ TURN_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("fir
 # the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
 # within what the decoder may take. Keep that many, so that it can.
 NUMBER_CANDIDATES = 64
-# Each digit of a turn box is read alone as well, by a network of its own (train.PLANS "digits",
-# trained with a third of its photos' digits from a coarse source), where the box holds one digit
-# (a draw's three; a pruning's die): the turn network reads the box whole, digits among others.
-# Their probabilities' geometric mean is kept (turn_candidates): their product was as often right
-# but surer, so digits misread surely doubled. On validation photos of held-out hands (phone,
-# coarse varied digits): a draw's digits read right 95.4% -> 97.4% (seeds 79 and 80, 2,619);
-# exact totals 139 -> 147 of 160, sure 70 -> 82 (seeds 79-81, 83; docs/models.md).
-DIGIT_CLASSES = tuple(f"digit:{digit}" for digit in DIGITS)
-DIGIT_PATCH = (32, 32)
+# Each digit of a turn box and of a written number is read alone as well (lone_digits.py). On
+# validation photos of held-out hands (phone, coarse varied digits): a turn's, a draw's digits
+# read right 95.4% -> 97.4% (seeds 79 and 80, 2,619); exact totals 139 -> 147 of 160, sure 70 ->
+# 82 (seeds 79-81, 83). A number's, its numbers read right 90.0% -> 94.4% (seeds 79-81, 1,080);
+# exact 147 -> 148, sure 82 -> 104 (docs/models.md).
 DIGIT_BOX_GROWTH_PX = 3  # in the turn patch, about 1 mm
-DEFAULT_DIGIT_MODEL_PATH = shipped_model_set("digits")
-DIGIT_MODEL_PATH = model_paths("SHEETSCAN_DIGIT_MODEL", (DEFAULT_DIGIT_MODEL_PATH,))[0]
-DIGIT_REBUILD_COMMAND = "sheetscan train --networks digits"
-# the heads whose digit box holds that digit alone, each kind of turn's (a pruning's location box
-# holds its row and column side by side): the digit network reads these, and trains on them
-ALONE_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("first",)}
 
 
 @dataclass(frozen=True)
@@ -193,25 +184,20 @@ def digit_patches(patches_of_turns: np.ndarray) -> dict[str, np.ndarray]:
 @dataclass(frozen=True)
 class BoxModels:
     """The box networks of one or more model files, each kind read as one ensemble; and the
-    digit network (DIGIT_MODEL_PATH)."""
+    networks that read each digit alone (lone_digits.DIGIT_MODEL_PATH): a turn's, a number's."""
 
     turn: Ensemble
     mark: Ensemble
     number: Ensemble
     digit: Network
+    number_digit: Network
 
 
 @lru_cache(maxsize=4)
 def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
-    """The trained box networks of ``paths`` and the digit network; a missing or foreign file is
+    """The trained box networks of ``paths`` and the digit networks; a missing or foreign file is
     a ModelError."""
-    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), digit=_load_digit_network(DIGIT_MODEL_PATH))
-
-
-@lru_cache(maxsize=1)
-def _load_digit_network(path: Path) -> Network:
-    """The digit network of the model set ``path``, loaded once for every set of box models."""
-    return load_networks(path, {"digit": DIGIT_CLASSES}, DIGIT_REBUILD_COMMAND)["digit"]
+    return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), **load_digit_networks(DIGIT_MODEL_PATH))
 
 
 def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
@@ -270,12 +256,6 @@ def turn_of_digits(kind: TurnKind, digits: Mapping[str, int]) -> Turn:
     return Turn(kind, (digits["first"],), cell=(digits["place"] - 1, digits["column"] - 1))
 
 
-def _joined(head: np.ndarray, alone: np.ndarray) -> np.ndarray:
-    """A digit head's probabilities joined with the digit network's: their geometric mean."""
-    joined = np.sqrt(head * alone.astype(np.float64))
-    return joined / joined.sum()
-
-
 def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] | None = None) -> tuple[Candidate, ...]:
     """The CANDIDATES likeliest readings of one turn box from its heads' probabilities (1-D
     each), every digit of every head weighed: a writer the networks never saw may have a digit
@@ -292,7 +272,7 @@ def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] |
         if not read:
             joint.append(np.array([p_kind]))
             continue
-        first, second, third = (_joined(heads[head], alone[head]) if alone is not None and head in ALONE_HEADS[kind]
+        first, second, third = (joined(heads[head], alone[head]) if alone is not None and head in ALONE_HEADS[kind]
                                 else heads[head] for head in read)
         joint.append((((p_kind * first)[:, None, None] * second[None, :, None]) * third[None, None, :]).ravel())
     starts = np.cumsum([0, *map(len, joint)])
@@ -307,9 +287,11 @@ def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] |
     return tuple(candidates)
 
 
-def number_candidates(heads: dict[str, np.ndarray]) -> tuple[Candidate, ...]:
-    """The most likely written numbers from the sign, tens and units heads (1-D each)."""
+def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] | None = None) -> tuple[Candidate, ...]:
+    """The most likely written numbers from the sign, tens and units heads (1-D each), joined
+    with the digits read ``alone`` ((10,) each, by head) where there are some."""
     names = head_classes(NUMBER_CLASSES)
+    heads = joined_number_heads(heads, alone or {})
     joint: dict[object, float] = {}
     for (sign, ps), (tens, pt), (units, pu) in itertools.product(
         *(zip(names[head], heads[head], strict=True) for head in ("sign", "tens", "units"))
@@ -356,7 +338,7 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     """Read every box of a canonical sheet image ((h, w) uint8)."""
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
-    turn_heads, number_heads, digit_groups = digits_together(
+    turn_heads, number_heads, digit_groups, number_digits = digits_together(
         patches["turn"], steadied_heads(models.turn, patches["turn"]), tuple(head_classes(TURN_CLASSES)["kind"]),
         TURN_PATCH.margin_mm, patches["number"], steadied_heads(models.number, patches["number"]))
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
@@ -364,7 +346,9 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     turns = tuple(turn_candidates({h: p[i] for h, p in turn_heads.items()}, {h: p[i] for h, p in views.items()})
                   for i in range(TURNS))
     marks = tuple(mark_candidates(float(p)) for p in marked)
-    written = {category: number_candidates({h: p[i] for h, p in number_heads.items()})
+    numbers_alone = number_digits_alone(models.number_digit, number_digits)
+    written = {category: number_candidates({h: p[i] for h, p in number_heads.items()},
+                                           {head: p for (number, head), p in numbers_alone.items() if number == i})
                for i, category in enumerate(CATEGORIES)}
     return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written, digit_groups)
 

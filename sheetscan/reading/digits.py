@@ -244,17 +244,35 @@ def _turn_digit_boxes(patches: np.ndarray, read_as: np.ndarray, kinds: tuple[str
             for head, (rows, columns) in heads_read[read_as[turn]].items()}
 
 
-def _number_slots(insides: list[np.ndarray], heads: dict[str, np.ndarray], inked: float) -> dict[tuple[int, str], np.ndarray]:
+def _number_slots(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked: float) -> dict[tuple[int, str], np.ndarray]:
     """The digits of the written numbers, by (number, head), where a number's box ``insides``
-    show as many digits as the number network reads (a struck-out number, or digits that touch,
-    is left out): its units, and its tens when it reads two."""
+    show as many digits as are read of it (``reads``: its units, or its tens and units; a
+    struck-out number, or digits that touch, is left out)."""
     slots = {}
-    for number, inside in enumerate(insides):
-        read = ("tens", "units") if heads["tens"][number].argmax() else ("units",)
+    for number, (inside, read) in enumerate(zip(insides, reads, strict=True)):
         digits = number_digit_boxes(inside, inked)
         if len(digits) == len(read):
             slots.update({(number, head): digit for head, digit in zip(read, digits, strict=True)})
     return slots
+
+
+def number_heads_read(value: int) -> tuple[str, ...]:
+    """The heads of the number network a written number's digits are: its units, and its tens
+    where it has two digits."""
+    return ("tens", "units") if abs(value) >= 10 else ("units",)
+
+
+def sheet_digit_boxes(turn_patches: np.ndarray, turns_read: np.ndarray, kinds: tuple[str, ...], margin_mm: float,
+                      number_patches: np.ndarray, numbers_read: list[tuple[str, ...]],
+                      ) -> tuple[dict[tuple[int, str], np.ndarray], dict[tuple[int, str], np.ndarray], float]:
+    """A sheet's digit boxes, by (turn, head) and (number, head): those of the turns read as the
+    ``kinds`` indices ``turns_read`` (cut from ``turn_patches``, of margin ``margin_mm``) and of the
+    written numbers whose ``number_patches`` show as many digits as ``numbers_read``; and the ink
+    above which a pixel counts to a digit on this sheet (inked_threshold)."""
+    turn_boxes = _turn_digit_boxes(turn_patches, turns_read, kinds, margin_mm)
+    insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
+    inked = inked_threshold([*turn_boxes.values(), *insides])
+    return turn_boxes, _number_slots(insides, numbers_read, inked), inked
 
 
 def _as_digits(p: np.ndarray, first: int) -> np.ndarray:
@@ -266,20 +284,21 @@ def _as_digits(p: np.ndarray, first: int) -> np.ndarray:
 
 def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray], kinds: tuple[str, ...],
                     margin_mm: float, number_patches: np.ndarray, number_heads: dict[str, np.ndarray],
-                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], tuple[DigitGroup, ...]]:
+                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], tuple[DigitGroup, ...],
+                               dict[tuple[int, str], np.ndarray]]:
     """The turn network's ``turn_heads`` ((12, k) each) and the number network's ``number_heads``
     ((9, k) each) with the writer's digits read together (read_together): the turns read as draws
     (two dice and a row or column) or prunings (a die, a row and a column), and the written
     numbers' digits where their boxes show as many as are read; and those digits grouped as the
-    writer wrote them alike (every group, a lone digit's too). ``turn_patches``: the (12, h, w)
+    writer wrote them alike (every group, a lone digit's too); and the written numbers' digits
+    so read (their ink by (number, head): sheet_digit_boxes). ``turn_patches``: the (12, h, w)
     turn patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
     patches' margin; ``number_patches`` the (9, h, w) number patches."""
-    turn_boxes = _turn_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm)
-    insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
-    inked = inked_threshold([*turn_boxes.values(), *insides])
-    number_boxes = _number_slots(insides, number_heads, inked)
+    numbers_read = [("tens", "units") if tens.argmax() else ("units",) for tens in number_heads["tens"]]
+    turn_boxes, number_boxes, inked = sheet_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm,
+                                                        number_patches, numbers_read)
     if len(turn_boxes) + len(number_boxes) < 2:
-        return turn_heads, number_heads, ()
+        return turn_heads, number_heads, (), number_boxes
     slots, vectors, probabilities = [], [], []
     for (index, head), box in [*turn_boxes.items(), *number_boxes.items()]:
         vector = digit_vector(box, inked)
@@ -291,7 +310,7 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
             # a turn's digit is 1 to 6, a tens 1 to 9 (its "none" first), a units 0 to 9
             probabilities.append(_as_digits(p, 1) if in_turn else _as_digits(p[1:], 1) if head == "tens" else _as_digits(p, 0))
     if len(slots) < 2:
-        return turn_heads, number_heads, ()
+        return turn_heads, number_heads, (), number_boxes
     vectors = np.array(vectors)
     likeness = vectors @ vectors.T
     together = read_together(np.array(probabilities), likeness)
@@ -318,4 +337,4 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
                           tuple(where[i] for i in numbers), together[numbers],
                           tuple(where[i] for i in strays), turn_probabilities[strays])
 
-    return adjusted_turns, adjusted_numbers, tuple(group_of(group) for group in range(groups.max() + 1))
+    return adjusted_turns, adjusted_numbers, tuple(group_of(group) for group in range(groups.max() + 1)), number_boxes
