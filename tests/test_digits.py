@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import sheetscan.reading.digits as digits
-from sheetscan.reading.digits import (INKED, SAME_DIGIT, digit_groups, digit_vector, inked_threshold, number_digit_boxes,
-                                      read_together, stray_groups)
+from sheetscan.reading.digits import (INKED, NUMBER_INSET, SAME_DIGIT, digit_groups, digit_vector, inked_threshold,
+                                      number_digit_boxes, number_heads_read, read_together, sheet_digit_boxes, stray_groups)
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -134,3 +134,16 @@ def test_a_written_numbers_digits_are_found_left_to_right_and_its_minus_is_none(
         for box, digit in zip(found, digits, strict=True):  # each is the digit, alike to it written alone
             assert float(digit_vector(box) @ digit_vector(_number(digit))) > SAME_DIGIT
     assert number_digit_boxes(np.zeros((36, 60), np.float32), INKED) == []
+
+
+def test_a_numbers_digits_are_cut_only_where_its_box_shows_as_many_as_are_read():
+    texts = ("17", "7", "-16", "38")
+    patches = np.array([np.pad(_number(text), NUMBER_INSET) for text in texts])
+    skipped = np.zeros((12, 48, 104), np.float32), np.full(12, 2)  # every turn read as skipped
+    read = [number_heads_read(value) for value in (17, 7, -16, 3)]  # the last read as one digit: it shows two
+    turn_boxes, number_boxes, _ = sheet_digit_boxes(*skipped, ("draw", "prune", "skip"), 1.0, patches, read)
+    assert turn_boxes == {}
+    expected = {(0, "tens"): "1", (0, "units"): "7", (1, "units"): "7", (2, "tens"): "1", (2, "units"): "6"}
+    assert sorted(number_boxes) == sorted(expected)
+    for slot, box in number_boxes.items():  # each the digit the number has there
+        assert float(digit_vector(box) @ digit_vector(_number(expected[slot]))) > SAME_DIGIT
