@@ -140,7 +140,7 @@ def test_a_numbers_digits_are_cut_only_where_its_box_shows_as_many_as_are_read()
     texts = ("17", "7", "-16", "38")
     patches = np.array([np.pad(_number(text), NUMBER_INSET) for text in texts])
     skipped = np.zeros((12, 48, 104), np.float32), np.full(12, 2)  # every turn read as skipped
-    read = [number_heads_read(value) for value in (17, 7, -16, 3)]  # the last read as one digit: it shows two
+    read = [number_heads_read(has_tens) for has_tens in (True, False, True, False)]  # the last shows two digits
     turn_boxes, number_boxes, _ = sheet_digit_boxes(*skipped, ("draw", "prune", "skip"), 1.0, patches, read)
     assert turn_boxes == {}
     expected = {(0, "tens"): "1", (0, "units"): "7", (1, "units"): "7", (2, "tens"): "1", (2, "units"): "6"}

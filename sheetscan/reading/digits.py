@@ -256,10 +256,10 @@ def _number_slots(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked
     return slots
 
 
-def number_heads_read(value: int) -> tuple[str, ...]:
+def number_heads_read(has_tens: bool) -> tuple[str, ...]:
     """The heads of the number network a written number's digits are: its units, and its tens
-    where it has two digits."""
-    return ("tens", "units") if abs(value) >= 10 else ("units",)
+    where it has two digits (``has_tens``)."""
+    return ("tens", "units") if has_tens else ("units",)
 
 
 def sheet_digit_boxes(turn_patches: np.ndarray, turns_read: np.ndarray, kinds: tuple[str, ...], margin_mm: float,
@@ -294,7 +294,7 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
     so read (their ink by (number, head): sheet_digit_boxes). ``turn_patches``: the (12, h, w)
     turn patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
     patches' margin; ``number_patches`` the (9, h, w) number patches."""
-    numbers_read = [("tens", "units") if tens.argmax() else ("units",) for tens in number_heads["tens"]]
+    numbers_read = [number_heads_read(bool(tens.argmax())) for tens in number_heads["tens"]]  # its "none" first
     turn_boxes, number_boxes, inked = sheet_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm,
                                                         number_patches, numbers_read)
     if len(turn_boxes) + len(number_boxes) < 2:
