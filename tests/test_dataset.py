@@ -3,7 +3,7 @@
 import numpy as np
 
 from sheetscan.game.rules import CATEGORIES
-from sheetscan.lab.dataset import collect, collect_parallel, decoration_labels, joined, water_labels
+from sheetscan.lab.dataset import collect, collect_parallel, decoration_labels, joined, sheet_id, water_labels
 from sheetscan.reading.boxes import number_labels
 from sheetscan.synthetic.synth import synth_photo
 
@@ -12,6 +12,8 @@ def test_a_table_photo_gives_each_sheet_its_own_labels_and_leaves_out_a_held_out
     truth = synth_photo(0, 5, "scan", 3).truth["sheets"]
     samples = collect(5, range(1), ("scan",), "cells", sheets_per_photo=(3,))
     assert samples.sheets == 3 and samples.patches["decoration"].shape[0] == 3 * 36
+    # each sheet's samples are told apart (the drawing network contrasts drawings within a sheet)
+    assert np.array_equal(samples.sheet_ids["decoration"], np.repeat([sheet_id(0, place) for place in range(3)], 36))
     assert np.array_equal(samples.labels["decoration"], np.concatenate([decoration_labels(t["garden"]) for t in truth]))
     assert np.array_equal(samples.labels["water"], np.concatenate([water_labels(t["garden"]) for t in truth]))
     held_out = truth[0]["style"]["pen"]
@@ -25,7 +27,7 @@ def test_another_designs_photos_join_only_the_networks_named():
     own = collect(7, range(2), ("scan",), "boxes", scramble=True)
     pad = collect_parallel(7, 1, ("scan",), "boxes", scramble=True, layout_name="pad", first=2, jobs=1)
     truth = synth_photo(2, 7, "scan", scramble=True, layout_name="pad").truth["sheets"][0]
-    assert pad.sheets == 1 and set(pad.photos["number"]) == {2}
+    assert pad.sheets == 1 and set(pad.sheet_ids["number"]) == {sheet_id(2, 0)}
     assert np.array_equal(pad.labels["number"], [number_labels(truth["written"][c]) for c in CATEGORIES])
     both = joined(own, pad, ("number",))
     assert np.array_equal(both.patches["number"], np.concatenate([own.patches["number"], pad.patches["number"]]))

@@ -72,3 +72,16 @@ def test_bench_drawings_says_how_often_a_drawings_most_alike_neighbour_is_its_ki
     assert figures["held_out_styles"] + figures["fresh_styles"] == 1  # one set of hands, as asked
     # on two clean scans a hand's drawings are mostly nearest their own kind, by either measure
     assert 0.6 <= figures["hog"] <= 1 and 0.6 <= figures["network"] <= 1 and 0.6 <= figures["both"] <= 1
+
+
+def test_bench_drawings_reads_a_table_photos_sheets_each_apart(runner):
+    import json
+
+    from cli import app
+
+    result = runner.invoke(app, ["bench", "drawings", "--n", "1", "--seed", "5", "--level", "scan",
+                                 "--sheets-per-photo", "3", "--held-out-styles", "--jobs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["sheets_per_photo"] == 3 and figures["sheets"] == 3 and figures["drawings"] >= 3 * 10
+    assert 0.5 <= figures["both"] <= 1

@@ -105,6 +105,19 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
 
 
+def test_the_shipped_drawing_network_was_made_by_its_plans_command():
+    from sheetscan.lab.train import PLANS
+    from sheetscan.reading.read import DRAWING_CLASSES
+
+    plan = PLANS["drawings"]
+    made = load_networks(plan.out, {"drawing": DRAWING_CLASSES}, "")["drawing"].metadata
+    assert made["plan"] == "drawings"
+    assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
+    assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
+    assert json.loads(made["epochs"]) == plan.epochs and made["megapixels"] == str(plan.megapixels)
+    assert set(json.loads(made["validation_nearest_same_kind"])) == {"hog", "network", "both"}
+
+
 @pytest.mark.parametrize("plan_name", ["cells", "cells-tables", "boxes", "boxes-tables", "digits"])
 def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
     from sheetscan.lab.train import PLANS, network_classes

@@ -311,9 +311,11 @@ def bench_learn_command(
 
 @bench_app.command("drawings")
 def bench_drawings_command(
-    n: int = typer.Option(40, "--n", min=1, help="Photos of one sheet each."),
+    n: int = typer.Option(40, "--n", min=1, help="Photos."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
+    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6,
+                                         help="Sheets on each photo (a table's sheets are seen coarser)."),
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
     jobs: JobsOption = None,
@@ -323,12 +325,12 @@ def bench_drawings_command(
     drawing on their sheet is the same kind, by HOG, by the drawing network and by both (what the
     sheet's joint labelling uses).
 
-    Example: sheetscan bench drawings --n 40 --seed 1 --level phone --held-out-styles
+    Example: sheetscan bench drawings --n 40 --seed 1 --level phone --held-out-styles [--sheets-per-photo 3]
     """
     from sheetscan.lab.alike import bench_drawings
     from sheetscan.reading.batch import default_jobs
 
-    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs(), fresh_styles)
+    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs(), fresh_styles, sheets_per_photo)
     print_figures(f, as_json, f"{f['drawings']} drawings on {f['sheets']} sheets: the most alike other drawing of its "
                   f"sheet is the same kind for {f['both']:.1%} (HOG alone {f['hog']:.1%}, the network alone {f['network']:.1%})")
 

@@ -86,16 +86,22 @@ def _digit_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tupl
 
 
 SAMPLERS = {"cells": _cell_samples, "boxes": _box_samples, "drawings": _drawing_samples, "digits": _digit_samples}
+SHEETS_PER_PHOTO_AT_MOST = 16  # a sample's sheet is told by its photo and its place there (sheet_id)
+
+
+def sheet_id(photo: int, place: int) -> int:
+    """The id of the ``place``-th sheet found on photo ``photo`` of a run: ordered by photo, then place."""
+    return photo * SHEETS_PER_PHOTO_AT_MOST + place
 
 
 @dataclass(frozen=True)
 class Samples:
     """Ink patches and labels for each network of a kind (cells: decoration and water; boxes:
-    turn, mark and number), with the photo each sample came from."""
+    turn, mark and number), with the sheet each sample came from."""
 
     patches: dict[str, np.ndarray]  # (n, h, w) per network: see read.cell_patches, boxes.sheet_box_patches
     labels: dict[str, np.ndarray]  # (n,) or (n, heads)
-    photos: dict[str, np.ndarray]  # (n,) photo index of each sample
+    sheet_ids: dict[str, np.ndarray]  # (n,) the sheet of each sample (sheet_id): a table photo holds several
     sheets: int
 
 
@@ -126,12 +132,13 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
         located = locate_sheets(gray, layout).sheets
-        for truth, found in match_truth(photo.truth["sheets"], [sheet.page_corners(layout) for sheet in located]):
+        corners = [sheet.page_corners(layout) for sheet in located]
+        for place, (truth, found) in enumerate(match_truth(photo.truth["sheets"], corners)):
             if truth["style"]["pen"] in skip_pens:
                 continue
             sheets += 1
             for name, (patches, labels) in SAMPLERS[kind](rectify(gray, located[found], layout), layout, truth).items():
-                parts.setdefault(name, []).append((patches, labels, np.full(len(patches), index)))
+                parts.setdefault(name, []).append((patches, labels, np.full(len(patches), sheet_id(index, place))))
     return Samples(*({name: np.concatenate([p[i] for p in chunks]) for name, chunks in parts.items()} for i in range(3)),
                    sheets)
 
@@ -150,11 +157,11 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
                               [held_out_styles] * jobs, [layout_name] * jobs, [fresh_styles] * jobs,
                               [coarse_every] * jobs))
     merged = []
-    for field in ("patches", "labels", "photos"):
-        merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.photos])
-                       for name in parts[0].photos})
-    for name, photos in merged[2].items():
-        order = np.argsort(photos, kind="stable")
+    for field in ("patches", "labels", "sheet_ids"):
+        merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.sheet_ids])
+                       for name in parts[0].sheet_ids})
+    for name, sheets in merged[2].items():
+        order = np.argsort(sheets, kind="stable")
         for table in merged:
             table[name] = table[name][order]
     return Samples(*merged, sum(p.sheets for p in parts))
@@ -163,7 +170,7 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
 def joined(first: Samples, second: Samples, networks: tuple[str, ...]) -> Samples:
     """``first``'s samples, with ``second``'s after them for the ``networks`` named."""
     fields = []
-    for field in ("patches", "labels", "photos"):
+    for field in ("patches", "labels", "sheet_ids"):
         mine, theirs = getattr(first, field), getattr(second, field)
         fields.append({name: np.concatenate([table, theirs[name]]) if name in networks else table
                        for name, table in mine.items()})

@@ -257,7 +257,8 @@ PLANS = dict(zip(TRAINING_PLANS, (
     # sheets alone a little worse (number tens 98.7% -> 97.7%); the reader averages the two.
     TrainingPlan(2000, 4800, True, DEFAULT_BOX_MODEL_PATHS[1], BOX_EPOCHS, BOX_ARCHITECTURES,
                  megapixels=3.0, sheets_per_photo=TABLE_MIX, kind="boxes", other_designs=BOX_OTHER_DESIGNS),
-    # drawings: the drawing network, on sheets alone (a photo is then a sheet: the contrast is within it)
+    # drawings: the drawing network, on sheets alone (its contrast is within each sheet; trained with
+    # table photos too, it read held-out tables better and fresh ones worse: docs/models.md)
     TrainingPlan(3000, 1800, False, DEFAULT_DRAWING_MODEL_PATH, {"drawing": 20}, {"drawing": SMALL}, kind="drawings"),
     # digits: each digit of a turn box and of a written number alone (lone_digits.py), on the box
     # plan's photos, the digits of one round of the levels in three from a coarse source
@@ -349,7 +350,7 @@ def _drawing_models(samples, seed: int, passes: dict[str, int], plan: TrainingPl
     validation drawings whose most alike other drawing on their sheet is the same kind."""
     decorated = samples.labels["drawing"] > 0
     net = train_drawing_net(samples.patches["drawing"][decorated], sheet_kinds(samples.labels["drawing"][decorated]),
-                            samples.photos["drawing"][decorated], seed=seed, epochs=passes["drawing"],
+                            samples.sheet_ids["drawing"][decorated], seed=seed, epochs=passes["drawing"],
                             architecture=plan.architectures["drawing"],
                             progress=lambda e, loss: say(f"  drawing epoch {e + 1}/{passes['drawing']}: loss {loss:.4f}"))
     validation = _plan_samples(plan, VALIDATION_SEED, VALIDATION_PHOTOS, metadata["held_out_pen"], jobs)
