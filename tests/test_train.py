@@ -105,16 +105,24 @@ def test_temperature_scaling_finds_the_temperature_that_drew_the_labels():
     assert list(accuracies) == ["colour", "size"] and 0.3 < accuracies["colour"] < 1
 
 
+def _made_by_plan(made: dict, plan_name: str) -> None:
+    """The run a shipped network's metadata names is its plan's."""
+    from sheetscan.lab.train import PLANS
+
+    plan = PLANS[plan_name]
+    assert made["plan"] == plan_name
+    assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
+    assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
+    assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
+    assert json.loads(made["epochs"]) == plan.epochs
+
+
 def test_the_shipped_drawing_network_was_made_by_its_plans_command():
     from sheetscan.lab.train import PLANS
     from sheetscan.reading.read import DRAWING_CLASSES
 
-    plan = PLANS["drawings"]
-    made = load_networks(plan.out, {"drawing": DRAWING_CLASSES}, "")["drawing"].metadata
-    assert made["plan"] == "drawings"
-    assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
-    assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
-    assert json.loads(made["epochs"]) == plan.epochs and made["megapixels"] == str(plan.megapixels)
+    made = load_networks(PLANS["drawings"].out, {"drawing": DRAWING_CLASSES}, "")["drawing"].metadata
+    _made_by_plan(made, "drawings")
     assert set(json.loads(made["validation_nearest_same_kind"])) == {"hog", "network", "both"}
 
 
@@ -125,13 +133,9 @@ def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
     plan = PLANS[plan_name]
     for name, net in load_networks(plan.out, network_classes(plan.kind), "").items():
         made = net.metadata
-        assert made["plan"] == plan_name
-        assert (made["train_seed"], made["train_photos"]) == (str(plan.seed), str(plan.photos))
-        assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
+        _made_by_plan(made, plan_name)
         # files made before the plans named other designs were of the print-and-play sheet alone
         assert json.loads(made.get("other_designs", "[]")) == [list(design) for design in plan.other_designs]
-        assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
-        assert json.loads(made["epochs"]) == plan.epochs
         assert set(json.loads(made["validation_accuracy"])) == {head or "class" for head in head_slices(net.classes)}
         assert net.temperature is not None and len(net.temperature) == len(net.classes)
         assert made.get("coarse_every", "0") == str(plan.coarse_every)
