@@ -15,7 +15,7 @@ from sheetscan.errors import ExitCode, Interrupted, SheetscanError
 from sheetscan.files import write_atomically
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
-from sheetscan.lab.commands import FreshStyles, HeldOutStyles, JobsOption, LevelOption, MarkersOption, bench_app
+from sheetscan.lab.commands import FreshStyles, HeldOutStyles, JobsOption, LevelOption, MarkersOption, SheetsPerPhoto, bench_app
 from sheetscan.lab.stress_commands import register as register_stress_benches
 from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
 from sheetscan.present.layout_command import layout_app
@@ -343,7 +343,7 @@ def synth(
     n: int = typer.Option(10, "--n", min=1, help="Number of photos."),
     seed: int = typer.Option(0, "--seed", help="Seed of the run; photo i depends only on (seed, i)."),
     level: LevelOption = "phone",
-    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one table photo."),
+    sheets_per_photo: SheetsPerPhoto = 1,
     megapixels: Optional[float] = typer.Option(
         None, "--megapixels", min=1.0, max=50.0, help="Photo size (default: drawn from the level's range)."
     ),

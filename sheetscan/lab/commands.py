@@ -37,6 +37,7 @@ MarkersOption = Annotated[MarkerPrint, typer.Option("--markers", help="The sheet
 BenchLayout = Enum("BenchLayout", {name.replace("-", "_"): name for name in LAYOUT_NAMES}, type=str)
 BenchLayoutOption = Annotated[BenchLayout, typer.Option("--layout", help="The sheet design drawn and read.")]
 JobsOption = Annotated[Optional[int], typer.Option("--jobs", min=1, help="Photos read at once, one core each (default: the cores).")]
+SheetsPerPhoto = Annotated[int, typer.Option("--sheets-per-photo", min=1, max=6, help="Sheets on each photo (a table photo holds several).")]
 
 
 def print_figures(figures: dict, as_json: bool, sentence: str) -> None:
@@ -80,7 +81,7 @@ def bench_read_command(
     n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run (training used 1000)."),
     level: LevelOption = "phone",
-    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    sheets_per_photo: SheetsPerPhoto = 1,
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
@@ -176,7 +177,7 @@ def bench_audit_command(
 @bench_app.command("table")
 def bench_table_command(
     n: int = typer.Option(40, "--n", min=1, help="Number of fresh table photos."),
-    sheets_per_photo: int = typer.Option(3, "--sheets-per-photo", min=1, max=6, help="Sheets on each photo."),
+    sheets_per_photo: SheetsPerPhoto = 3,
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
     jobs: JobsOption = None,
@@ -222,7 +223,7 @@ def bench_locate_command(
     n: int = typer.Option(50, "--n", min=1, help="Number of fresh photos for each way of printing the markers."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
-    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6, help="Sheets on one photo."),
+    sheets_per_photo: SheetsPerPhoto = 1,
     negatives: int = typer.Option(100, "--negatives", min=0, help="Photos of no sheet of this game (tables, text, "
                                   "sudoku, calendars, graph paper, a bare 6x6 grid)."),
     layout: BenchLayoutOption = DEFAULT_LAYOUT,
@@ -314,8 +315,7 @@ def bench_drawings_command(
     n: int = typer.Option(40, "--n", min=1, help="Photos."),
     seed: int = typer.Option(1, "--seed", help="Seed of the run."),
     level: LevelOption = "phone",
-    sheets_per_photo: int = typer.Option(1, "--sheets-per-photo", min=1, max=6,
-                                         help="Sheets on each photo (a table's sheets are seen coarser)."),
+    sheets_per_photo: SheetsPerPhoto = 1,
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
     jobs: JobsOption = None,
