@@ -50,6 +50,22 @@ def test_a_player_draws_from_one_side_of_the_split_only(held_out, fresh):
         assert all((name in HELD_OUT) == held_out and (name in FRESH) == fresh for name in names.values())
 
 
+def test_a_plan_that_trains_on_the_fresh_ways_draws_them_beside_its_own_and_never_a_held_out_one():
+    names = [name for seed in range(40)
+             for name in player_drawings(np.random.default_rng(seed), fresh_trained=True).names.values()]
+    assert set(names) & FRESH and set(names) - FRESH and not set(names) & HELD_OUT
+    for archetypes in (*ARCHETYPES.values(), TREE_MARKS):
+        assert set(choices(archetypes, held_out=False, fresh_trained=True)) == {
+            *choices(archetypes, held_out=False), *choices(archetypes, held_out=False, fresh=True)}
+    # the benches' hands stay as they were: a held-out or fresh hand draws the same either way
+    assert player_drawings(np.random.default_rng(5), True, fresh_trained=True).names == player_drawings(
+        np.random.default_rng(5), True).names
+    # and a training photo made so draws them (synth_photo passes it on to the hand)
+    photos = [synth_photo(index, 3, "scan", megapixels=1, fresh_trained=True) for index in range(4)]
+    drawn = {name for photo in photos for sheet in photo.truth["sheets"] for name in sheet["drawings"].values()}
+    assert drawn & FRESH and not drawn & HELD_OUT
+
+
 def test_held_out_styles_reach_the_photo_and_its_truth():
     photo = synth_photo(0, 3, "scan", megapixels=2, held_out_styles=True)
     plain = synth_photo(0, 3, "scan", megapixels=2)

@@ -115,6 +115,7 @@ def _made_by_plan(made: dict, plan_name: str) -> None:
     assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
     assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
     assert json.loads(made["epochs"]) == plan.epochs
+    assert made.get("fresh_ways", "False") == str(plan.fresh_ways)  # files made before named none
 
 
 def test_the_shipped_drawing_network_was_made_by_its_plans_command():

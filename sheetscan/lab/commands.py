@@ -27,7 +27,8 @@ VariedDigits = Annotated[bool, typer.Option("--varied-digits", help="Write every
                                             "does not copy themselves, or digits drawn one sample per box.")]
 FreshStyles = Annotated[bool, typer.Option("--fresh-styles", help="Draw every sheet with the drawing archetypes "
                                            "invented after the decoder's tuning (synthetic/archetypes.py FRESH), "
-                                           "out of training and of every choice alike; digits by held-out writers.")]
+                                           "which the drawing network now trains on too (the cell networks do not); "
+                                           "digits by held-out writers.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)

@@ -10,8 +10,9 @@ way to draw is one function there and one entry here.
 
 Some archetypes are held out of training (``HELD_OUT``): the benches' ``--held-out-styles`` draw
 sheets with those alone, to measure reading on drawings the networks never saw. Many rounds of the
-decoder's tuning looked at those sheets; the ``FRESH`` ways (ways_fresh.py), invented after, are
-out of training and of tuning alike: ``--fresh-styles`` draws with them alone.
+decoder's tuning looked at those sheets; the ``FRESH`` ways (ways_fresh.py), invented after, were
+out of training and of tuning alike (``--fresh-styles`` draws with them alone) until the drawing
+network's plan took them into training (``choices(fresh_trained=True)``); the cell networks never see them.
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ HELD_OUT = frozenset({
 })
 
 
-# Invented after the decoder's last choice (ways_fresh.py): out of training and of tuning alike.
+# Invented after the decoder's last choice (ways_fresh.py): out of its tuning; trained on by the drawing
+# plan alone (its fresh_ways).
 FRESH = frozenset({
     "lantern-bulb", "lantern-cage", "bamboo-beads", "bamboo-shoot", "tree-palm", "tree-weeping",
     "rock-block", "rock-grounded", "moss-stars", "moss-scallops", "bridge-suspension", "bridge-topview",
@@ -142,9 +144,13 @@ FRESH = frozenset({
 })
 
 
-def choices(archetypes: tuple[Archetype, ...], held_out: bool, fresh: bool = False) -> tuple[Archetype, ...]:
+def choices(archetypes: tuple[Archetype, ...], held_out: bool, fresh: bool = False,
+            fresh_trained: bool = False) -> tuple[Archetype, ...]:
     """The archetypes a hand may use: the fresh ones alone, the held-out ones alone, or all the
-    others (the ways the networks train on)."""
+    others (the ways the networks train on), the fresh ones among them for a plan that trains on
+    them too (``fresh_trained``)."""
     if fresh:
         return tuple(a for a in archetypes if a.name in FRESH)
-    return tuple(a for a in archetypes if (a.name in HELD_OUT) == held_out and a.name not in FRESH)
+    if held_out:
+        return tuple(a for a in archetypes if a.name in HELD_OUT)
+    return tuple(a for a in archetypes if a.name not in HELD_OUT and (fresh_trained or a.name not in FRESH))

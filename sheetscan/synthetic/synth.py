@@ -105,7 +105,7 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
                 layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False,
-                varied_digits: bool = False, fresh_styles: bool = False) -> SynthPhoto:
+                varied_digits: bool = False, fresh_styles: bool = False, fresh_trained: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
@@ -114,7 +114,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone;
     ``fresh_styles`` with the fresh ones alone (out of training and tuning), its digits written
-    by held-out writers.
+    by held-out writers. ``fresh_trained``: its hands draw the fresh ways beside the others (a
+    training plan that learns them: archetypes.choices).
     ``coarse_digits`` writes every real writer's digits from a coarse source (digits.py): a
     measure only, no training photo has them. ``varied_digits`` has every real writer write each
     number with a new sample of each digit (a writer who does not copy themselves, or an
@@ -150,7 +151,7 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 style = replace(style, digit_source_px=pick_source_px(writers))
             if varied_digits:
                 style = replace(style, writer_varies=True)
-        hand = player_drawings(players_hand or hands, held_out_styles, fresh_styles)
+        hand = player_drawings(players_hand or hands, held_out_styles, fresh_styles, fresh_trained)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
         drawn.append(draw_game(_blank(dpi, hidden, layout_name), record, layout, dpi, style, hand, hands,

@@ -1,9 +1,9 @@
 """Ways to draw invented after the decoder's last choice was made: two a decoration, two marks.
 
-No network trains on them and no constant was chosen with them (archetypes.py ``FRESH``): the
-benches' ``--fresh-styles`` draw sheets with these alone, as an estimate of a hand nobody in the
-project has seen. The held-out ways have been looked at through many rounds of tuning; these
-have not. Each function is one archetype's ``draw(rng)``: strokes in a unit box, y down.
+No constant was chosen with them (archetypes.py ``FRESH``): the benches' ``--fresh-styles`` drew
+sheets with these alone, as an estimate of a hand nobody in the project had seen, until the
+drawing network's plan took them into training (2026-12-06: two more ways a thing there, the
+held-out ways still out). The cell networks still never see them. Each function is one archetype's ``draw(rng)``: strokes in a unit box, y down.
 """
 
 from __future__ import annotations
