@@ -115,7 +115,11 @@ def _made_by_plan(made: dict, plan_name: str) -> None:
     assert json.loads(made["sheets_per_photo"]) == list(plan.sheets_per_photo)
     assert made["megapixels"] == str(plan.megapixels) and made["scrambled"] == str(plan.scramble)
     assert json.loads(made["epochs"]) == plan.epochs
-    assert made.get("fresh_ways", "False") == str(plan.fresh_ways)  # files made before named none
+    # files made before the plans named these were of the print-and-play sheet alone, no coarse
+    # digits, no fresh ways
+    assert json.loads(made.get("other_designs", "[]")) == [list(design) for design in plan.other_designs]
+    assert made.get("coarse_every", "0") == str(plan.coarse_every)
+    assert made.get("fresh_ways", "False") == str(plan.fresh_ways)
 
 
 def test_the_shipped_drawing_network_was_made_by_its_plans_command():
@@ -135,11 +139,8 @@ def test_each_shipped_model_was_made_by_its_plans_command(plan_name):
     for name, net in load_networks(plan.out, network_classes(plan.kind), "").items():
         made = net.metadata
         _made_by_plan(made, plan_name)
-        # files made before the plans named other designs were of the print-and-play sheet alone
-        assert json.loads(made.get("other_designs", "[]")) == [list(design) for design in plan.other_designs]
         assert set(json.loads(made["validation_accuracy"])) == {head or "class" for head in head_slices(net.classes)}
         assert net.temperature is not None and len(net.temperature) == len(net.classes)
-        assert made.get("coarse_every", "0") == str(plan.coarse_every)
 
 
 def test_a_model_file_is_standard_onnx_that_names_its_classes_and_calibration():
