@@ -1,5 +1,6 @@
 """The sheet explains itself: drawings the networks misread everywhere, labelled by the turn log."""
 
+import contextlib
 import itertools
 import math
 import random
@@ -169,6 +170,28 @@ def test_the_annealing_and_the_cuts_each_find_the_labelling_that_changing_cells_
     monkeypatch.setattr(labelling, "TRADES_POLISHED", 0)
     assert any(label_together(probabilities, similarity, cells, logged, start=start).labels.tolist() != truth.tolist()
                for start in starts)
+
+
+def test_the_annealing_runs_end_at_the_first_that_finds_no_lower_energy(monkeypatch):
+    import sheetscan.reading.labelling as labelling
+
+    record = honest(4)
+    cells, truth = _kinds_and_cells(record)
+    probabilities = _misread(truth, (Decoration.MOSS, Decoration.LANTERN))
+    logged = logged_drawings(record.turns, DEFAULT_DICE_FACES)
+    similarity = _similarity(record, cells)
+    runs = []  # each run's energy at its start and at its end
+    anneal = labelling.anneal
+    monkeypatch.setattr(labelling, "anneal", lambda problem, start, *rest: runs.append(
+        (problem.energy(start), problem.energy(found := anneal(problem, start, *rest)))) or found)
+    far = np.random.default_rng(0).integers(LABELS, size=len(cells))
+    for cuts in (labelling.CUTS, ()):  # the cuts find the least energy; without them, the runs must
+        monkeypatch.setattr(labelling, "CUTS", cuts)
+        runs.clear()
+        assert label_together(probabilities, similarity, cells, logged, start=far).labels.tolist() == truth.tolist()
+        assert all(end < start for start, end in runs[:-1])  # each run starts where the last lowered it
+        assert runs[-1][1] >= runs[-1][0] or len(runs) == labelling.ANNEALING.runs
+        assert len(runs) == 1 if cuts else 1 < len(runs) <= labelling.ANNEALING.runs
 
 
 @pytest.mark.parametrize("seed", range(2, 5))
@@ -987,13 +1010,19 @@ def test_a_log_read_otherwise_is_taken_however_worse_alike_drawings_of_two_kinds
     assert any("digits written alike" in change and "taken as 2" in change for change in decoded.changes)
 
 
+@pytest.mark.parametrize("within_a_sheet", [False, True])  # within: the ways' blocks serve every later call
 @pytest.mark.parametrize("cap", [MAX_ASSIGNMENTS, 7])
-def test_the_ways_to_give_groups_kinds_are_every_way_within_the_slack_in_order(cap, monkeypatch):
+def test_the_ways_to_give_groups_kinds_are_every_way_within_the_slack_in_order(cap, within_a_sheet, monkeypatch):
     monkeypatch.setattr(labelling, "MAX_ASSIGNMENTS", cap)
     rng = random.Random(6)
-    for _ in range(40):
-        sizes = tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 5)))
-        counts = tuple(rng.randint(0, 6) for _ in KINDS)
+    with labelling.sheet_remembered() if within_a_sheet else contextlib.nullcontext():
+        _check_ways_to_give_kinds(rng, cap)
+
+
+def _check_ways_to_give_kinds(rng: random.Random, cap: int) -> None:
+    # each turn log's counts with several cuts' groups, as a sheet asks: their blocks shared
+    for sizes, counts in [(tuple(rng.randint(1, 6) for _ in range(rng.randint(1, 5))), counts)
+                          for counts in [tuple(rng.randint(0, 6) for _ in KINDS) for _ in range(14)] for _ in range(3)]:
         order = sorted(range(len(sizes)), key=lambda group: -sizes[group])  # the largest first, stably
         every = []
         for kinds in itertools.product(range(len(KINDS)), repeat=len(sizes)):  # the largest group's kind first

@@ -162,29 +162,49 @@ def _kind_bits(garden: Garden) -> dict[Decoration, int]:
     return kind_bits
 
 
-def _slots(garden: Garden, turns: tuple[Turn, ...], dice_faces: Mapping[int, Decoration]) -> list[_Slot]:
-    """Each decoration the turn log puts into the garden, with the cells of its kind it may be."""
+class _TurnLog(NamedTuple):
+    """What a turn log says of any garden: its draws, its prunings' turn indices, each
+    decoration it puts into the garden (its turn's index, its kind, the cells it may lie in as
+    bits: _cell_bits), and which of those are trees."""
+
+    draws: int
+    prunings: tuple[int, ...]
+    logged: tuple[tuple[int, Decoration, int], ...]
+    trees: tuple[int, ...]  # positions in ``logged``
+
+
+@lru_cache(maxsize=1024)  # a sheet's decoder audits thousands of gardens against a few logs
+def _turn_log(turns: tuple[Turn, ...], faces: tuple[tuple[int, Decoration], ...]) -> _TurnLog:
+    """``turns`` read once (``faces``: the dice faces' items)."""
+    dice_faces = dict(faces)
+    logged = tuple((index, dice_faces[die], CROSS_BITS[turn.location] if turn.kind is TurnKind.DRAW
+                    else _cell_bits((turn.cell,)))
+                   for index, turn in enumerate(turns) for die in turn.dice)  # a skipped turn puts nothing
+    return _TurnLog(sum(turn.kind is TurnKind.DRAW for turn in turns),
+                    tuple(index for index, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE), logged,
+                    tuple(position for position, (_, kind, _) in enumerate(logged) if kind is Decoration.TREE))
+
+
+def _slots(kind_bits: dict[Decoration, int], log: _TurnLog) -> list[_Slot]:
+    """Each decoration the turn ``log`` puts into a garden whose kinds lie in ``kind_bits``
+    (_kind_bits), with the cells of its kind it may be."""
     # a kind's cells and a turn's row and column as bits: the decoder audits hundreds of
     # gardens a sheet, and this was a third of each audit cell by cell
-    kind_bits = _kind_bits(garden)
-    slots = []
-    for index, turn in enumerate(turns):
-        if not turn.dice:
-            continue  # a skipped turn puts nothing in the garden
-        where = CROSS_BITS[turn.location] if turn.kind is TurnKind.DRAW else _cell_bits((turn.cell,))
-        for die in turn.dice:
-            decoration = dice_faces[die]
-            slots.append(_Slot(index, decoration, _cells_of_bits(kind_bits.get(decoration, 0) & where)))
-    return slots
+    return [_Slot(index, decoration, _cells_of_bits(kind_bits.get(decoration, 0) & where))
+            for index, decoration, where in log.logged]
 
 
-def _with_dots(garden: Garden, slots: list[_Slot]) -> list[_Slot]:
-    """``slots`` with each tree's cells narrowed to those whose Spring/Summer mark fits its turn's season."""
-    tree_late = garden.tree_late
-    return [slot if slot.decoration is not Decoration.TREE else
-            _Slot(slot.turn_index, slot.decoration,
-                  tuple(cell for cell in slot.candidates if (cell in tree_late) == LATE_TURNS[slot.turn_index]))
-            for slot in slots]
+def _with_dots(slots: list[_Slot], kind_bits: dict[Decoration, int], log: _TurnLog, late_bits: int) -> list[_Slot]:
+    """``slots`` (_slots) with each tree's cells narrowed to those whose Spring/Summer mark
+    (``late_bits``: the cells marked) fits its turn's season."""
+    if not log.trees:
+        return slots
+    dotted, trees = list(slots), kind_bits.get(Decoration.TREE, 0)
+    for position in log.trees:
+        index, _, where = log.logged[position]
+        fitting = trees & where & (late_bits if LATE_TURNS[index] else ~late_bits)
+        dotted[position] = _Slot(index, Decoration.TREE, _cells_of_bits(fitting))
+    return dotted
 
 
 def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hashable]:
@@ -215,10 +235,28 @@ def _match(slots: list[_Slot]) -> dict[int, Cell]:
     return maximum_matching([slot.candidates for slot in slots])
 
 
-def _describe_turn(index: int, turn: Turn, dice_faces: Mapping[int, Decoration]) -> str:
-    names = " and ".join(dice_faces[die].category for die in turn.dice)
+# The findings the decoder meets again and again, made once each: it audits thousands of
+# records a sheet, most with the same turns unplaced and the same written numbers off
+@lru_cache(maxsize=4096)
+def _unplaced_turn(index: int, turn: Turn, decorations: tuple[Decoration, ...]) -> Finding:
+    """The finding that turn ``index`` (its dice showing ``decorations``) cannot be placed."""
+    names = " and ".join(decoration.category for decoration in decorations)
     where = f"row/column {turn.location}" if turn.kind is TurnKind.DRAW else f"cell {human_cell(turn.cell)}"
-    return f"turn {index + 1} ({Season.of_turn(index).name.title()}: {names} at {where})"
+    return Finding("turn_unplaced", f"turn {index + 1} ({Season.of_turn(index).name.title()}: {names} at {where}) "
+                                    "cannot be placed: no free cell of that kind is left for it",
+                   boxes=(f"turn {index + 1}",))
+
+
+@lru_cache(maxsize=4096)
+def _written_differs(category: str, written: int, given: int) -> Finding:
+    return Finding("written_differs", f"{category}: written {written}, the rules give {given}",
+                   boxes=(f"written {category}",))
+
+
+@lru_cache(maxsize=4096)
+def _written_sum(added: int, total: int) -> Finding:
+    return Finding("written_sum", f"the written categories add up to {added}, but the written total is {total}",
+                   boxes=WRITTEN_BOXES)
 
 
 def turn_log_findings(
@@ -228,15 +266,16 @@ def turn_log_findings(
 ) -> list[Finding]:
     """Whether the garden can be explained by its turn log, turn by turn."""
     findings = []
-    draws = sum(turn.kind is TurnKind.DRAW for turn in turns)
-    prunings = [i for i, turn in enumerate(turns) if turn.kind is TurnKind.PRUNE]
-    drawn = [cell for cell, _ in garden.decorated_cells()]
+    log = _turn_log(turns, tuple(dice_faces.items()))
+    draws, prunings = log.draws, log.prunings
+    kind_bits = _kind_bits(garden)
+    drawn = sum(bits.bit_count() for bits in kind_bits.values())
     expected = 2 * draws + len(prunings)
-    if len(drawn) != expected:
+    if drawn != expected:
         findings.append(
             Finding(
                 "decoration_count",
-                f"{len(drawn)} decorations drawn, but the turn log gives {expected} "
+                f"{drawn} decorations drawn, but the turn log gives {expected} "
                 f"(2 x {draws} draws + {len(prunings)} prunings)",
             )
         )
@@ -248,8 +287,8 @@ def turn_log_findings(
                 boxes=tuple(f"turn {i + 1}" for i in prunings),
             )
         )
-    relaxed_slots = _slots(garden, turns, dice_faces)
-    slots = _with_dots(garden, relaxed_slots)
+    relaxed_slots = _slots(kind_bits, log)
+    slots = _with_dots(relaxed_slots, kind_bits, log, _cell_bits(garden.tree_late))
     matching = _match(slots)
     if len(matching) < len(slots):
         # where the marks rule no tree's cell out, the slots without them match no further
@@ -258,18 +297,11 @@ def turn_log_findings(
             findings.extend(_dot_findings(garden, relaxed_slots, relaxed))
         else:
             unplaced = sorted({slots[i].turn_index for i in range(len(slots)) if i not in matching})
-            for index in unplaced:
-                findings.append(
-                    Finding(
-                        "turn_unplaced",
-                        f"{_describe_turn(index, turns[index], dice_faces)} cannot be placed: "
-                        "no free cell of that kind is left for it",
-                        boxes=(f"turn {index + 1}",),
-                    )
-                )
-    placed = set(matching.values())
-    unexplained = tuple(cell for cell in drawn if cell not in placed)
-    if unexplained and len(matching) == len(slots):
+            findings += [_unplaced_turn(index, turns[index], tuple(dice_faces[die] for die in turns[index].dice))
+                         for index in unplaced]
+    if drawn > len(matching) == len(slots):
+        placed = set(matching.values())
+        unexplained = tuple(cell for cell, _ in garden.decorated_cells() if cell not in placed)
         findings.append(
             Finding(
                 "decoration_unexplained",
@@ -328,23 +360,10 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
     if written is not None and written.keys() >= ALL_CATEGORIES:
         added = sum([written[c] for c in CATEGORIES[:-1]])
         if added != written["total"]:
-            findings.append(
-                Finding(
-                    "written_sum",
-                    f"the written categories add up to {added}, but the written total is {written['total']}",
-                    boxes=WRITTEN_BOXES,
-                )
-            )
+            findings.append(_written_sum(added, written["total"]))
     for category in CATEGORIES if written is not None else ():
         if category in written and written[category] != score.breakdown[category]:
-            findings.append(
-                Finding(
-                    "written_differs",
-                    f"{category}: written {written[category]}, "
-                    f"the rules give {score.breakdown[category]}",
-                    boxes=(f"written {category}",),
-                )
-            )
+            findings.append(_written_differs(category, written[category], score.breakdown[category]))
     return findings
 
 

@@ -190,13 +190,14 @@ def score_after(garden: Garden, before: Garden, before_score: Score, rules: Rule
     gardens differ in decorations and marks alone: only the changed cells and those whose rule
     looks at them are scored again (the decoder scores hundreds of gardens a sheet, each a cell or
     two from the one it stands on). A change of water is scored in full."""
-    if garden.water != before.water:
+    if garden.water is not before.water and garden.water != before.water:
         return score(garden, rules)
+    decorations, before_decorations = garden.decorations, before.decorations
     changed = set(garden.tree_late ^ before.tree_late)
-    for r, (row, before_row) in enumerate(zip(garden.decorations, before.decorations)):
+    for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
         if row is not before_row:
             changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
-    kinds = {decorations[r][c] for decorations in (garden.decorations, before.decorations) for r, c in changed}
+    kinds = {decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}
     lanterns = _counted_lanterns(garden, rules) if Decoration.LANTERN in kinds else []
     # a bamboo's points look at its orthogonal neighbours, a rock's at its surrounding cells, a
     # lantern's at every lantern, a bridge's at every bridge (their number): each scored again
@@ -204,22 +205,25 @@ def score_after(garden: Garden, before: Garden, before_score: Score, rules: Rule
     again = set(changed)
     for kind, near in ((Decoration.BAMBOO, orthogonal_neighbours), (Decoration.ROCK, surrounding_cells)):
         if kind in kinds:
-            again.update(n for cell in changed for n in near(cell) if garden.decorations[n[0]][n[1]] is kind)
+            again.update(n for cell in changed for n in near(cell) if decorations[n[0]][n[1]] is kind)
     again.update(lanterns)
-    if Decoration.BRIDGE in kinds:
-        again.update(cell for cell in ALL_CELLS if garden.decorations[cell[0]][cell[1]] is Decoration.BRIDGE)
-    indices = sorted(cell[0] * GRID_SIZE + cell[1] for cell in again)
-    cells = [cell_score for row in before_score.cells for cell_score in row]
-    before_cells = [cells[index] for index in indices]
-    for index in indices:
-        cells[index] = _cell_score(garden, ALL_CELLS[index], rules, lanterns)
-    _credit_bridges(cells)
+    bridges = Decoration.BRIDGE in kinds
+    if bridges:
+        again.update(cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.BRIDGE)
+    rows = [list(row) for row in before_score.cells]
     breakdown = dict(before_score.breakdown)
-    for index, old in zip(indices, before_cells):
+    for r, c in sorted(again):
+        old = rows[r][c]
         breakdown[old.category] -= old.points
-        breakdown[cells[index].category] += cells[index].points
+        rows[r][c] = _cell_score(garden, (r, c), rules, lanterns)
+    if bridges:  # only a bridge scored again can be a valid one, to be credited
+        cells = [cell_score for row in rows for cell_score in row]
+        _credit_bridges(cells)
+        rows = [cells[r * GRID_SIZE:(r + 1) * GRID_SIZE] for r in range(GRID_SIZE)]
+    for r, c in again:
+        breakdown[rows[r][c].category] += rows[r][c].points
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
-    return Score(breakdown, _grid(cells), before_score.ponds)
+    return Score(breakdown, tuple(map(tuple, rows)), before_score.ponds)
 
 
 def _scored(cells: list[CellScore], found_ponds: tuple[frozenset[Cell], ...]) -> Score:

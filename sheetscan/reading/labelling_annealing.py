@@ -16,7 +16,8 @@ from sheetscan.reading.labelling_energy import COUNT_COST, DRAWN_AS, KINDS, LABE
 class Annealing:
     """The annealing's schedule: each run takes ``steps`` moves (one cell changed, or two
     swapped, half and half), its temperature falling geometrically from ``hottest`` to
-    ``coldest``; the best of ``runs`` runs (each from the cuts' best) is kept."""
+    ``coldest``. Each run starts from the best labelling so far (the cuts' at first), and the
+    runs end at the first that finds none lower, ``runs`` at most."""
 
     steps: int = 10_000
     hottest: float = 5.0
