@@ -53,8 +53,10 @@ MAX_PERMUTATIONS = 15  # ways for the kinds to trade drawings polished (of up to
 # the labelling with the least energy was missed on 6 sheets by the cuts and the polish, on 3 by
 # 5,000 steps in one run, on none by this schedule (33 of 40 labelled right, against 28). A run
 # takes about 4 ms; they run only where the decoder labels a sheet together, and end at the first
-# that finds no lower energy (most sheets' first: on validation photos of held-out hands, seeds
-# 79-83, 174 sheets, the same totals as four runs each, one sheet more sure; docs/benchmarks.md).
+# after two that finds no lower energy (most sheets' second). On validation photos of held-out
+# hands (seeds 79-83, 410 sheets) the same totals as four runs each, 3 sheets more sure, none
+# wrong; ending at the first such run lost one sheet there, one of 40 bench scans and one table
+# sheet of 180 (docs/benchmarks.md).
 ANNEALING = Annealing()
 
 
@@ -248,9 +250,10 @@ def _labelled(label_probabilities: np.ndarray, similarity: np.ndarray, cells: li
     for run in range(ANNEALING.runs):
         candidate = anneal(problem, labels, np.random.default_rng([ANNEALING.seed, run]), ANNEALING)
         candidate_energy = problem.energy(candidate)
-        if candidate_energy >= energy:
-            break  # from where this run started, another seldom finds lower
-        labels, energy = candidate, candidate_energy
+        if candidate_energy < energy:
+            labels, energy = candidate, candidate_energy
+        elif run >= 1:
+            break  # two runs from where this one started found nothing lower: another seldom does
     labels, energy = _polish(problem, labels, energy)
     return Labelling(*_least_kind_trade(problem, labels, energy))
 

@@ -17,7 +17,7 @@ class Annealing:
     """The annealing's schedule: each run takes ``steps`` moves (one cell changed, or two
     swapped, half and half), its temperature falling geometrically from ``hottest`` to
     ``coldest``. Each run starts from the best labelling so far (the cuts' at first), and the
-    runs end at the first that finds none lower, ``runs`` at most."""
+    runs end at the first after two that finds none lower, ``runs`` at most."""
 
     steps: int = 10_000
     hottest: float = 5.0
