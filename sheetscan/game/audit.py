@@ -299,7 +299,7 @@ def turn_log_findings(
             unplaced = sorted({slots[i].turn_index for i in range(len(slots)) if i not in matching})
             findings += [_unplaced_turn(index, turns[index], tuple(dice_faces[die] for die in turns[index].dice))
                          for index in unplaced]
-    if drawn > len(matching) == len(slots):
+    if len(matching) == len(slots) and drawn > len(matching):  # every turn placed, decorations left over
         placed = set(matching.values())
         unexplained = tuple(cell for cell, _ in garden.decorated_cells() if cell not in placed)
         findings.append(
