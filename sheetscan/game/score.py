@@ -210,20 +210,18 @@ def score_after(garden: Garden, before: Garden, before_score: Score, rules: Rule
     bridges = Decoration.BRIDGE in kinds
     if bridges:
         again.update(cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.BRIDGE)
-    rows = [list(row) for row in before_score.cells]
+    indices = sorted(cell[0] * GRID_SIZE + cell[1] for cell in again)
+    cells = [cell_score for row in before_score.cells for cell_score in row]
     breakdown = dict(before_score.breakdown)
-    for r, c in sorted(again):
-        old = rows[r][c]
-        breakdown[old.category] -= old.points
-        rows[r][c] = _cell_score(garden, (r, c), rules, lanterns)
+    for index in indices:
+        breakdown[cells[index].category] -= cells[index].points
+        cells[index] = _cell_score(garden, ALL_CELLS[index], rules, lanterns)
     if bridges:  # only a bridge scored again can be a valid one, to be credited
-        cells = [cell_score for row in rows for cell_score in row]
         _credit_bridges(cells)
-        rows = [cells[r * GRID_SIZE:(r + 1) * GRID_SIZE] for r in range(GRID_SIZE)]
-    for r, c in again:
-        breakdown[rows[r][c].category] += rows[r][c].points
+    for index in indices:
+        breakdown[cells[index].category] += cells[index].points
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
-    return Score(breakdown, tuple(map(tuple, rows)), before_score.ponds)
+    return Score(breakdown, _grid(cells), before_score.ponds)
 
 
 def _scored(cells: list[CellScore], found_ponds: tuple[frozenset[Cell], ...]) -> Score:
