@@ -41,34 +41,75 @@ def _side_profiles(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Regi
     along = np.linspace(0.15, 0.85, BOX_ALONG_SAMPLES)
     x0, y0, x1, y1 = (np.array([[b.x, b.y, b.x + b.w, b.y + b.h] for b in boxes]).T[..., None, None])
     a, c = along[:, None], across[None, :]
-    xs = np.stack(np.broadcast_arrays(x0 + c, x0 + a * (x1 - x0), x1 + c, x0 + a * (x1 - x0)), axis=1)
-    ys = np.stack(np.broadcast_arrays(y0 + a * (y1 - y0), y0 + c, y0 + a * (y1 - y0), y1 + c), axis=1)
-    points = cv2.perspectiveTransform(np.stack([xs, ys], axis=-1).reshape(-1, 1, 2), page_to_photo)
-    points = points.reshape(*xs.shape, 2).astype(np.float32)
+    points = np.empty((len(boxes), 4, len(along), len(across), 2), np.float32)  # filled in place: no stacked copies
+    points[:, 0, ..., 0], points[:, 2, ..., 0] = x0 + c, x1 + c
+    points[:, 1, ..., 0] = points[:, 3, ..., 0] = x0 + a * (x1 - x0)
+    points[:, 0, ..., 1] = points[:, 2, ..., 1] = y0 + a * (y1 - y0)
+    points[:, 1, ..., 1], points[:, 3, ..., 1] = y0 + c, y1 + c
+    points = cv2.perspectiveTransform(points.reshape(-1, 1, 2), page_to_photo).reshape(points.shape)
     height, width = gray.shape
     searched = points[:, :, :, np.abs(across) <= BOX_SEARCH_MM]
     inside = ((searched[..., 0] >= 0) & (searched[..., 0] <= width - 1) & (searched[..., 1] >= 0)
               & (searched[..., 1] <= height - 1)).all(axis=(2, 3))
     values = cv2.remap(gray, points[..., 0].reshape(-1, len(across)), points[..., 1].reshape(-1, len(across)),
                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profiles = values.reshape(xs.shape).astype(np.float32).mean(axis=2)
+    profiles = values.reshape(points.shape[:-1]).astype(np.float32).mean(axis=2)
     paper = np.maximum(profiles.max(axis=2, keepdims=True), 1.0)
     return (paper - profiles) / paper, inside
 
 
-def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float, reach_mm: float) -> np.ndarray:
-    """(boxes, 4) how far (mm) each side's darkest point near where the layout puts it lies
-    from there; NaN where no ridge near there reaches ``min_ink`` (or the side lies outside the
-    photo). A ridge is the ink above the mean of the ink ``reach_mm`` each way: a thin line,
+def _ridges(ink: np.ndarray, reach_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The offsets (mm) within BOX_SEARCH_MM of where the layout puts a side, each side's ink
+    there and its ridge: its ink above the mean of the ink ``reach_mm`` each way. A thin line,
     blurred, still stands out of what lies beside it, where the page's shading, the digits in
     the box and a neighbour's blur raise the whole profile and its median with it."""
     across = np.arange(ink.shape[-1]) * BOX_PROFILE_STEP_MM - BOX_PROFILE_MM
     near = np.flatnonzero(np.abs(across) <= BOX_SEARCH_MM)
     step = int(round(reach_mm / BOX_PROFILE_STEP_MM))
-    ridge = ink[..., near] - (ink[..., near - step] + ink[..., near + step]) / 2
-    strength = ridge.max(axis=-1)
-    darkest = np.argmax(ink[..., near], axis=-1)
-    return np.where((strength >= min_ink) & inside, across[near][darkest], np.nan)
+    return across[near], ink[..., near], ink[..., near] - (ink[..., near - step] + ink[..., near + step]) / 2
+
+
+def _side_offsets(ink: np.ndarray, inside: np.ndarray, min_ink: float, reach_mm: float) -> np.ndarray:
+    """(boxes, 4) how far (mm) each side's darkest point near where the layout puts it lies
+    from there; NaN where no ridge (_ridges) near there reaches ``min_ink`` (or the side lies
+    outside the photo)."""
+    offsets, ink_near, ridge = _ridges(ink, reach_mm)
+    return np.where((ridge.max(axis=-1) >= min_ink) & inside, offsets[np.argmax(ink_near, axis=-1)], np.nan)
+
+
+def _ridge_settings(px_per_mm: float) -> tuple[float, float]:
+    """The least ridge of a side and the ridge's reach (mm) on a photo of ``px_per_mm``: a thin
+    side blurred over a coarse pixel shows less ink, in proportion; the reach stays inside the
+    profile."""
+    min_ink = MIN_BOX_INK * min(1.0, px_per_mm / BOX_INK_FULL_PX_PER_MM)
+    return min_ink, float(np.clip(BOX_RIDGE_PX / px_per_mm, BOX_RIDGE_MIN_MM, BOX_PROFILE_MM - BOX_SEARCH_MM))
+
+
+def box_offsets(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Region], px_per_mm: float) -> np.ndarray:
+    """(boxes, 2) how far (mm, across and down) each of ``boxes`` lies from where
+    ``page_to_photo`` puts it: where its left and right sides (its top and bottom) are found
+    together, the shift within BOX_SEARCH_MM where the two are strongest, each taken within half
+    BOX_SIZE_TOLERANCE_MM of it (a box may show a little wider or narrower than drawn), and the
+    middle of their peaks there; NaN where no shift shows both. Together: a side alone may take
+    another line 2 mm away (a turn box's neighbour on the pad, the next row's box on the
+    print-and-play sheet, a sub-box inside), which the other side does not follow.
+    ``px_per_mm``: how fine the photo shows the page (_ridge_settings)."""
+    min_ink, reach_mm = _ridge_settings(px_per_mm)
+    ink, inside = _side_profiles(gray, page_to_photo, boxes)
+    offsets, _, ridge = _ridges(ink, reach_mm)
+    half = int(round(BOX_SIZE_TOLERANCE_MM / 2 / BOX_PROFILE_STEP_MM))
+    padded = np.pad(ridge, [(0, 0), (0, 0), (half, half)], constant_values=-np.inf)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=-1)  # (boxes, 4, shifts, window)
+    nearby = windows.max(axis=-1)
+    peaks = offsets[np.clip(np.arange(len(offsets)) - half + windows.argmax(axis=-1), 0, len(offsets) - 1)]
+    shifts = np.full((len(boxes), 2), np.nan)
+    for axis, (first, second) in enumerate(((0, 2), (1, 3))):
+        both = np.minimum(nearby[:, first], nearby[:, second]) >= min_ink
+        best = np.argmax(np.where(both, nearby[:, first] + nearby[:, second], -np.inf), axis=-1)
+        seen = both.any(axis=-1) & inside[:, first] & inside[:, second]
+        rows = np.flatnonzero(seen)
+        shifts[seen, axis] = (peaks[rows, first, best[seen]] + peaks[rows, second, best[seen]]) / 2
+    return shifts
 
 
 def outlined_boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
@@ -78,11 +119,7 @@ def outlined_boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) 
     of its boxes), all 4 of fewer (on 1,000 sheets of either design fitted by the other's
     layout at their true place, at most 59%; see docs/locating.md)."""
     boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
-    # a thin side blurred over a coarse pixel shows less ink, in proportion
-    px_per_mm = scale_at(page_to_photo, layout.region("garden").center)
-    min_ink = MIN_BOX_INK * min(1.0, px_per_mm / BOX_INK_FULL_PX_PER_MM)
-    # the ridge's reach stays inside the profile
-    reach_mm = float(np.clip(BOX_RIDGE_PX / px_per_mm, BOX_RIDGE_MIN_MM, BOX_PROFILE_MM - BOX_SEARCH_MM))
+    min_ink, reach_mm = _ridge_settings(scale_at(page_to_photo, layout.region("garden").center))
     offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes), min_ink, reach_mm)
     found_sides = np.isfinite(offsets).sum(axis=1)
     corners = []
