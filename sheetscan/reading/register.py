@@ -19,15 +19,18 @@ from dataclasses import replace
 import numpy as np
 
 from sheetscan.design.layout import Layout, Region
-from sheetscan.reading.claim import OUTLINED_KINDS, box_offsets
+from sheetscan.reading.claim import BOX_PROFILE_STEP_MM, OUTLINED_KINDS, box_offsets
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM, canonical_from_mm
 
 FIELD_TOLERANCE_MM = 0.5  # a box found further than this from the field is another line's, left out of it
 MIN_FOUND_PER_TERM = 2  # boxes found per term of the field fitted (else fewer terms: the field's first 3, then 1)
-# offsets are measured in steps of 0.1 mm and crops move by whole pixels of the rectified sheet:
-# a box found within a pixel of where the fit puts it stays there (the boxes' networks trained
-# on crops the fit placed, and a digit they are unsure of may read otherwise a pixel off)
-LEAST_SHIFT_MM = 1 / CANONICAL_PX_PER_MM
+# A box's outline is measured to within a pixel of the rectified sheet (a thick one's middle on
+# a sheet rendered in place: up to 0.2 mm off), so a box found within a pixel of where the fit
+# puts it stays there, and one found further is moved (offsets come in steps of half the
+# profile's: the middle of two peaks). The boxes' networks trained on crops the fit placed, and a
+# digit they are unsure of may read otherwise a pixel off (a flat scan's turn box measured 0.2 mm
+# off, moved, left its sheet unsure)
+LEAST_SHIFT_MM = 1 / CANONICAL_PX_PER_MM + BOX_PROFILE_STEP_MM / 4
 MARKED_KINDS = ("leaf", "pond_icon")  # read boxes without an outline of their own: moved by the field
 
 
