@@ -77,14 +77,14 @@ def registered_layout(canonical: np.ndarray, layout: Layout, photo_px_per_mm: fl
     centres = np.array([region.center for region in outlined + marked])
     field = offset_field(centres, np.concatenate([found, np.full((len(marked), 2), np.nan)]), layout.page_mm)
     own = np.abs(found - field[: len(outlined)]) <= FIELD_TOLERANCE_MM  # NaN compares False
-    shifts = {region.name: np.where(agrees, seen, smooth)
-              for region, agrees, seen, smooth in zip(outlined, own, found, field[: len(outlined)], strict=True)}
-    shifts.update((region.name, field[len(outlined) + index]) for index, region in enumerate(marked))
+    placed = np.concatenate([np.where(own, found, field[: len(outlined)]), field[len(outlined):]])
+    placed[np.abs(placed) < LEAST_SHIFT_MM] = 0.0
+    shifts = {region.name: shift for region, shift in zip(outlined + marked, placed, strict=True)}
 
     def moved(region: Region) -> Region:
         if _owner(region) not in shifts:
             return region
-        dx, dy = np.where(np.abs(shifts[_owner(region)]) >= LEAST_SHIFT_MM, shifts[_owner(region)], 0.0)
+        dx, dy = shifts[_owner(region)]
         return replace(region, x=region.x + float(dx), y=region.y + float(dy))
 
     return replace(layout, regions=tuple(moved(region) for region in layout.regions))
