@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sheetscan.design.layout import load_layout
-from sheetscan.reading.claim import OUTLINED_KINDS, box_offsets
+from sheetscan.reading.claim import box_offsets, outlined_regions
 from sheetscan.reading.pipeline import read_photo
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM, canonical_from_mm
 from sheetscan.reading.register import FIELD_TOLERANCE_MM, LEAST_SHIFT_MM, offset_field, registered_layout
@@ -32,7 +32,7 @@ def moved(image, dx_mm, dy_mm):
 @pytest.mark.parametrize("dx_mm, dy_mm", [(0.0, 0.0), (1.6, -1.2), (-1.4, 1.8), (2.0, 0.6)])
 def test_every_outlined_box_is_found_where_it_was_moved(layout_name, dx_mm, dy_mm):
     layout = load_layout(layout_name)
-    boxes = [region for region in layout.regions if region.kind in OUTLINED_KINDS]
+    boxes = outlined_regions(layout)
     image = moved(rectified_blank(layout_name), dx_mm, dy_mm)
     found = box_offsets(image, canonical_from_mm(), boxes, CANONICAL_PX_PER_MM)
     assert np.abs(found - [dx_mm, dy_mm]).max() <= PIXEL_MM, {b.name: f for b, f in zip(boxes, found)}

@@ -112,13 +112,18 @@ def box_offsets(gray: np.ndarray, page_to_photo: np.ndarray, boxes: list[Region]
     return shifts
 
 
+def outlined_regions(layout: Layout) -> list[Region]:
+    """The boxes ``layout`` prints with a dark outline (OUTLINED_KINDS), in its order."""
+    return [region for region in layout.regions if region.kind in OUTLINED_KINDS]
+
+
 def outlined_boxes(gray: np.ndarray, page_to_photo: np.ndarray, layout: Layout) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
     """Share of the layout's outlined boxes found whole (all 4 sides) where ``page_to_photo``
     puts them, and those found close as (corners in layout millimetres, where found). Another
     design of this game shows 3 sides of many of them by chance (on 16 photos, 55% to 77%
     of its boxes), all 4 of fewer (on 1,000 sheets of either design fitted by the other's
     layout at their true place, at most 59%; see docs/locating.md)."""
-    boxes = [r for r in layout.regions if r.kind in OUTLINED_KINDS]
+    boxes = outlined_regions(layout)
     min_ink, reach_mm = _ridge_settings(scale_at(page_to_photo, layout.region("garden").center))
     offsets = _side_offsets(*_side_profiles(gray, page_to_photo, boxes), min_ink, reach_mm)
     found_sides = np.isfinite(offsets).sum(axis=1)
@@ -145,7 +150,7 @@ def same_design(layout: Layout, other: Layout) -> bool:
 
     scale = layout.region("garden").w / other.region("garden").w
     names = {region.name for region in other.regions}
-    for region in (r for r in layout.regions if r.kind in OUTLINED_KINDS):
+    for region in outlined_regions(layout):
         if region.name not in names:
             return False
         theirs = in_garden(other.region(region.name), other) * scale

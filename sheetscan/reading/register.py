@@ -4,7 +4,7 @@ A sheet is rectified by one homography: fitted by its corner markers, which brac
 or by its garden grid, which does not. A phone's lens bends the page, which no homography
 follows: on a sheet found by its grid (the pad) the boxes at the page's foot, 80 mm beyond the
 garden, lie up to 2 mm off where the fit puts them, and a written 0 read through a crop that
-takes in its box's line reads as 9. Each outlined box (claim.OUTLINED_KINDS) is looked for
+takes in its box's line reads as 9. Each outlined box (claim.outlined_regions) is looked for
 about where the layout puts it (claim.box_offsets); the offsets found are smoothed into a
 field over the page (a quadratic in each direction, the boxes that stray from it left out),
 and every box the networks read is moved by it: an outlined box to where it was found when
@@ -18,8 +18,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from sheetscan.design.layout import Layout, Region
-from sheetscan.reading.claim import BOX_PROFILE_STEP_MM, OUTLINED_KINDS, box_offsets
+from sheetscan.design.layout import TURN_PARTS, Layout, Region
+from sheetscan.reading.claim import BOX_PROFILE_STEP_MM, box_offsets, outlined_regions
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM, canonical_from_mm
 
 FIELD_TOLERANCE_MM = 0.5  # a box found further than this from the field is another line's, left out of it
@@ -63,15 +63,10 @@ def offset_field(centres: np.ndarray, offsets: np.ndarray, size: tuple[float, fl
     return field
 
 
-def _owner(region: Region) -> str:
-    """The name of the box ``region`` is printed in (a turn box's part), or its own."""
-    return region.name.rsplit("_", 1)[0] if region.kind == "turn_part" else region.name
-
-
 def registered_layout(canonical: np.ndarray, layout: Layout, photo_px_per_mm: float) -> Layout:
     """``layout`` with the boxes the networks read moved to where they lie on ``canonical`` (the
     rectified sheet; rectify.py), seen in a photo of ``photo_px_per_mm``."""
-    outlined = [region for region in layout.regions if region.kind in OUTLINED_KINDS]
+    outlined = outlined_regions(layout)
     marked = [region for region in layout.regions if region.kind in MARKED_KINDS]
     found = box_offsets(canonical, canonical_from_mm(), outlined, min(photo_px_per_mm, CANONICAL_PX_PER_MM))
     centres = np.array([region.center for region in outlined + marked])
@@ -80,11 +75,13 @@ def registered_layout(canonical: np.ndarray, layout: Layout, photo_px_per_mm: fl
     placed = np.concatenate([np.where(own, found, field[: len(outlined)]), field[len(outlined):]])
     placed[np.abs(placed) < LEAST_SHIFT_MM] = 0.0
     shifts = {region.name: shift for region, shift in zip(outlined + marked, placed, strict=True)}
+    shifts.update((layout.turn_part(index, part).name, shifts[f"turn_{index}"])  # a turn box's parts move with it
+                  for index in range(len(layout.of_kind("turn"))) for part in TURN_PARTS)
 
     def moved(region: Region) -> Region:
-        if _owner(region) not in shifts:
+        if region.name not in shifts:
             return region
-        dx, dy = shifts[_owner(region)]
+        dx, dy = shifts[region.name]
         return replace(region, x=region.x + float(dx), y=region.y + float(dy))
 
     return replace(layout, regions=tuple(moved(region) for region in layout.regions))
