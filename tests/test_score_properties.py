@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, ponds, surrounding_cells
 from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration, RuleSet
-from sheetscan.game.score import score, score_after
+from sheetscan.game.score import breakdown_after, score
 
 MANY = settings(max_examples=1500, deadline=None)
 RULEBOOK_BRIDGE_POINTS = (0, 1, 4, 9, 15)  # for 0, 1, 2, 3 and 4 or more valid bridges (RULES.md)
@@ -118,5 +118,15 @@ def test_a_garden_scored_from_the_one_it_was_changed_from_scores_as_scored_afres
         elif what == "water":
             after = after.with_cell(cell, water=flag)
     afresh = Garden(after.decorations, after.water, after.tree_late)  # nothing carried over
-    assert score_after(after, garden, score(garden, rules), rules) == score(afresh, rules)
+    assert breakdown_after(after, garden, score(garden, rules), rules) == score(afresh, rules).breakdown
     assert ponds(after) == ponds(afresh)
+
+
+def test_a_lantern_drawn_far_from_the_only_other_pairs_it_where_lanterns_need_a_pair():
+    # far apart, the first lantern's points change only through the pairing rule: the random
+    # gardens above seldom cross from one lantern to two
+    rules = RuleSet(lantern_needs_pair=True)
+    alone = Garden.empty().with_cell((0, 0), Decoration.LANTERN)
+    paired = alone.with_cell((5, 5), Decoration.LANTERN)
+    assert breakdown_after(paired, alone, score(alone, rules), rules)["lantern"] == 6
+    assert breakdown_after(alone, paired, score(paired, rules), rules)["lantern"] == 0

@@ -335,6 +335,11 @@ def _dot_findings(garden: Garden, slots: list[_Slot], matching: dict[int, Cell])
 
 def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
     """Bonsai and pond icons against the turn log and the garden; written vs computed."""
+    return points_findings(record, score.breakdown, len(score.ponds))
+
+
+def points_findings(record: SheetRecord, breakdown: Mapping[str, int], pond_count: int) -> list[Finding]:
+    """sheet_findings from the garden's points (``breakdown``) and its number of ponds alone."""
     findings = []
     if record.turns is not None and record.bonsai_pruned is not None:
         prunings = [turn.kind for turn in record.turns].count(TurnKind.PRUNE)
@@ -348,11 +353,11 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
             )
     if record.ponds_marked is not None:
         marked = sum(record.ponds_marked)
-        if marked != len(score.ponds):
+        if marked != pond_count:
             findings.append(
                 Finding(
                     "pond_icons",
-                    f"{marked} pond icons marked, but the garden has {len(score.ponds)} ponds",
+                    f"{marked} pond icons marked, but the garden has {pond_count} ponds",
                     boxes=tuple(f"pond icon {i + 1}" for i, m in enumerate(record.ponds_marked) if m),
                 )
             )
@@ -362,8 +367,8 @@ def sheet_findings(record: SheetRecord, score: Score) -> list[Finding]:
         if added != written["total"]:
             findings.append(_written_sum(added, written["total"]))
     for category in CATEGORIES if written is not None else ():
-        if category in written and written[category] != score.breakdown[category]:
-            findings.append(_written_differs(category, written[category], score.breakdown[category]))
+        if category in written and written[category] != breakdown[category]:
+            findings.append(_written_differs(category, written[category], breakdown[category]))
     return findings
 
 

@@ -185,43 +185,50 @@ def _credit_bridges(cells: list[CellScore | None]) -> None:
         cells[index] = CellScore(step, "bridge", f"valid bridge no. {k} of {len(valid_bridges)}")
 
 
-def score_after(garden: Garden, before: Garden, before_score: Score, rules: RuleSet = RuleSet()) -> Score:
-    """``score(garden, rules)``, from ``before_score`` (``score(before, rules)``) where the two
-    gardens differ in decorations and marks alone: only the changed cells and those whose rule
-    looks at them are scored again (the decoder scores hundreds of gardens a sheet, each a cell or
-    two from the one it stands on). A change of water is scored in full."""
+def breakdown_after(garden: Garden, before: Garden, before_score: Score, rules: RuleSet = RuleSet()) -> dict[str, int]:
+    """``score(garden, rules).breakdown``, from ``before_score`` (``score(before, rules)``) where the
+    two gardens differ in decorations and marks alone: the points of the cells whose points may
+    change, and the bridges' as a whole (the decoder bounds hundreds of gardens a sheet, each a
+    cell or two from the one it stands on, by their written numbers alone). A change of water is
+    scored in full."""
     if garden.water is not before.water and garden.water != before.water:
-        return score(garden, rules)
+        return score(garden, rules).breakdown
     decorations, before_decorations = garden.decorations, before.decorations
     changed = set(garden.tree_late ^ before.tree_late)
     for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
         if row is not before_row:
             changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
     kinds = {decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}
-    lanterns = _counted_lanterns(garden, rules) if Decoration.LANTERN in kinds else []
     # a bamboo's points look at its orthogonal neighbours, a rock's at its surrounding cells, a
-    # lantern's at every lantern, a bridge's at every bridge (their number): each scored again
-    # where a changed cell was or is its kind
+    # lantern's at the lanterns nearer than LANTERN_MIN_DISTANCE (at every lantern where
+    # lantern_needs_pair and a second lantern came or went): each scored again where a changed
+    # cell was or is its kind. The bridges' points are their number's: counted again whole.
     again = set(changed)
     for kind, near in ((Decoration.BAMBOO, orthogonal_neighbours), (Decoration.ROCK, surrounding_cells)):
         if kind in kinds:
             again.update(n for cell in changed for n in near(cell) if decorations[n[0]][n[1]] is kind)
-    again.update(lanterns)
-    bridges = Decoration.BRIDGE in kinds
-    if bridges:
-        again.update(cell for cell in ALL_CELLS if decorations[cell[0]][cell[1]] is Decoration.BRIDGE)
-    indices = sorted(cell[0] * GRID_SIZE + cell[1] for cell in again)
-    cells = [cell_score for row in before_score.cells for cell_score in row]
+    lanterns = []
+    if Decoration.LANTERN in kinds:
+        lanterns = _counted_lanterns(garden, rules)
+        if rules.lantern_needs_pair and (len(lanterns) > 1) != (len(_counted_lanterns(before, rules)) > 1):
+            again.update(lanterns)
+        else:
+            again.update(lantern for lantern in lanterns if any(
+                abs(lantern[0] - r) + abs(lantern[1] - c) < LANTERN_MIN_DISTANCE for r, c in changed))
     breakdown = dict(before_score.breakdown)
-    for index in indices:
-        breakdown[cells[index].category] -= cells[index].points
-        cells[index] = _cell_score(garden, ALL_CELLS[index], rules, lanterns)
-    if bridges:  # only a bridge scored again can be a valid one, to be credited
-        _credit_bridges(cells)
-    for index in indices:
-        breakdown[cells[index].category] += cells[index].points
+    for r, c in again:
+        old = before_score.cells[r][c]
+        if old.category != "bridge":
+            breakdown[old.category] -= old.points
+        new = _cell_score(garden, (r, c), rules, lanterns)
+        if new is not None and new.category != "bridge":
+            breakdown[new.category] += new.points
+    if Decoration.BRIDGE in kinds:
+        breakdown["bridge"] = _bridge_total(sum(
+            _cell_score(garden, cell, rules, lanterns) is None for cell in ALL_CELLS
+            if decorations[cell[0]][cell[1]] is Decoration.BRIDGE and garden.water[cell[0]][cell[1]]))
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
-    return Score(breakdown, _grid(cells), before_score.ponds)
+    return breakdown
 
 
 def _scored(cells: list[CellScore], found_ponds: tuple[frozenset[Cell], ...]) -> Score:

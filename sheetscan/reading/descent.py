@@ -8,7 +8,7 @@ asking: the decoder needs only as many as tell whether it could end cheaper than
 drawings read together.
 
 A search weighs thousands of records a sheet. SheetAudit audits each garden once (a candidate's
-garden scored from the record it was changed from: score.score_after), and a candidate whose
+points worked out from the record it was changed from: score.breakdown_after), and a candidate whose
 written numbers alone cost too much to beat the best is passed over before its garden is audited
 against its turn log (five of six such audits on held-out sheets).
 """
@@ -20,10 +20,10 @@ import math
 from functools import lru_cache, partial
 from typing import Mapping
 
-from sheetscan.game.audit import Finding, pond_findings, sheet_findings, turn_log_findings
-from sheetscan.game.garden import Garden, SheetRecord, Turn
+from sheetscan.game.audit import Finding, points_findings, pond_findings, turn_log_findings
+from sheetscan.game.garden import Garden, SheetRecord, Turn, ponds
 from sheetscan.game.rules import Decoration, RuleSet
-from sheetscan.game.score import Score, score, score_after
+from sheetscan.game.score import Score, breakdown_after, score
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.reading.moves import FINDING_COST, Move
 from sheetscan.reading.read import GardenReading
@@ -70,12 +70,13 @@ def _garden_audit(garden: Garden, turns: tuple[Turn, ...] | None, ponds_by_water
 
 
 class SheetAudit:
-    """One sheet's audit for the decoder's search, each garden scored and audited once (a new
-    photo's gardens are new, so the caches live as long as its decode)."""
+    """One sheet's audit for the decoder's search, each garden's points and findings worked out
+    once (a new photo's gardens are new, so the caches live as long as its decode)."""
 
     def __init__(self, rules: RuleSet, dice_faces: Mapping[int, Decoration]):
         self.rules = rules
         self._scores: dict[Garden, Score] = {}
+        self._points: dict[Garden, dict[str, int]] = {}
         self._audited = lru_cache(maxsize=None)(partial(_garden_audit, ponds_by_water={}, dice_faces=dice_faces))
         self._by_log_object: dict[tuple[Garden, int], tuple] = {}
         self._last_written: tuple[SheetRecord | None, list[Finding]] = (None, [])
@@ -89,20 +90,33 @@ class SheetAudit:
             self._by_log_object[key] = (turns, self._audited(garden, turns))
         return self._by_log_object[key][1]
 
-    def score(self, garden: Garden, near: Garden | None = None) -> Score:
-        """The garden's score, worked out once: from that of ``near`` (a garden it differs from
-        in a cell or two) where that one is scored already."""
+    def score(self, garden: Garden) -> Score:
+        """The garden's score, worked out once."""
         found = self._scores.get(garden)
         if found is None:
-            before = None if near is None else self._scores.get(near)
-            found = score(garden, self.rules) if before is None else score_after(garden, near, before, self.rules)
-            self._scores[garden] = found
+            found = self._scores[garden] = score(garden, self.rules)
+        return found
+
+    def points(self, garden: Garden, near: Garden | None = None) -> dict[str, int]:
+        """The garden's points by category (its score's breakdown), worked out once: from the
+        score of ``near`` (a garden it differs from in a cell or two) where given."""
+        found = self._points.get(garden)
+        if found is None:
+            scored = self._scores.get(garden)
+            if scored is not None:
+                found = scored.breakdown
+            elif near is not None:
+                found = breakdown_after(garden, near, self.score(near), self.rules)
+            else:
+                found = self.score(garden).breakdown
+            self._points[garden] = found
         return found
 
     def _written_findings(self, record: SheetRecord, near: Garden | None = None) -> list[Finding]:
         # a candidate is bounded by these (least_cost), then audited in full: found once
         if record is not self._last_written[0]:
-            self._last_written = (record, sheet_findings(record, self.score(record.garden, near)))
+            garden = record.garden
+            self._last_written = (record, points_findings(record, self.points(garden, near), len(ponds(garden))))
         return self._last_written[1]
 
     def findings(self, record: SheetRecord) -> list[Finding]:
