@@ -15,7 +15,7 @@ from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
-from sheetscan.game.garden import SheetRecord
+from sheetscan.game.garden import ALL_CELLS, SheetRecord
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
@@ -174,19 +174,49 @@ def _misread_cells(record: SheetRecord, seed: int, count: int = 4):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_least_cost_of_a_record_is_at_most_its_findings_cost(seed):
+def test_a_candidate_is_bounded_by_at_most_its_findings_cost(seed):
+    # each candidate changed from a misread record: cells put right (which place turns the
+    # misreading left unplaced), cells misread otherwise, a turn changed
     sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
     rng = random.Random(seed)
-    candidates = [honest_game(seed), play_game(seed, mistake_rate=0.5).record]
-    for _ in range(20):
-        record = rng.choice(candidates[:2])
-        turns = list(record.turns)
+    kept = []
+    for truth in (honest_game(seed), play_game(seed, mistake_rate=0.5).record):
+        misread = replace(truth, garden=_misread_cells(truth, rng.randrange(10**6)).garden)
+        cells = [cell for cell in ALL_CELLS if misread.garden.decoration(cell) != truth.garden.decoration(cell)]
+        turns = list(truth.turns)
         turns[rng.randrange(len(turns))] = turns[rng.randrange(len(turns))]
-        candidates.append(replace(record, garden=_misread_cells(record, rng.randrange(10**6)).garden, turns=tuple(turns)))
-    for candidate in candidates:
-        findings = sheet_audit.findings(candidate)
-        assert findings == audit(candidate, score(candidate.garden))
-        assert sheet_audit.least_cost(candidate) <= sheet_cost(findings)
+        candidates = [replace(misread, garden=truth.garden), replace(misread, turns=tuple(turns)),
+                      replace(misread, garden=_misread_cells(truth, rng.randrange(10**6)).garden)]
+        candidates += [replace(misread, garden=misread.garden.with_cell(cell, truth.garden.decoration(cell))) for cell in cells]
+        for candidate in candidates:
+            findings = sheet_audit.findings(candidate)
+            assert findings == audit(candidate, score(candidate.garden))
+            bound = sheet_audit.written_cost(candidate, misread.garden) + sheet_audit.kept_cost(candidate, misread)
+            assert bound <= sheet_cost(findings)
+            kept.append(sheet_audit.kept_cost(candidate, misread))
+    assert 0 < max(kept) and 0 in kept  # the findings kept bound some candidates, and only some
+
+
+def test_a_tree_mark_read_otherwise_is_bounded_though_the_audit_then_says_the_marks_not_the_unplaced_turns():
+    # two cells misread leave their turns unplaced; a tree's mark read otherwise then leaves the
+    # log's trees placed only without the marks, and the audit names the mark instead of them
+    sheet_audit, truth = SheetAudit(RuleSet(), DEFAULT_DICE_FACES), honest_game(0)
+    garden = truth.garden
+    others = [cell for cell, kind in garden.decorated_cells() if kind is not Decoration.TREE]
+    trees = [cell for cell, kind in garden.decorated_cells() if kind is Decoration.TREE]
+    said_otherwise = 0
+    for first, second in itertools.combinations(others[:8], 2):
+        misread = garden
+        for cell in (first, second):
+            misread = misread.with_cell(cell, Decoration.ROCK if garden.decoration(cell) is Decoration.MOSS else Decoration.MOSS)
+        record = replace(truth, garden=misread)
+        unplaced = [finding.kind for finding in sheet_audit.findings(record)].count("turn_unplaced")
+        for tree in trees:
+            candidate = replace(record, garden=misread.with_cell(tree, late=tree not in garden.tree_late))
+            findings = sheet_audit.findings(candidate)
+            assert sheet_audit.written_cost(candidate, misread) + sheet_audit.kept_cost(candidate, record) <= sheet_cost(findings)
+            said_otherwise += unplaced >= 2 and "turn_unplaced" not in [finding.kind for finding in findings]
+    assert said_otherwise
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -198,7 +228,8 @@ def test_passing_over_candidates_by_their_written_numbers_changes_no_decode(seed
     monkeypatch.setattr(SheetAudit, "findings", lambda self, candidate: audited.append(1) or findings(self, candidate))
     passing_over = decode_sheet(reading, boxes)
     audits_passing_over = len(audited)
-    monkeypatch.setattr(SheetAudit, "least_cost", lambda self, candidate, near=None: 0.0)
+    monkeypatch.setattr(SheetAudit, "written_cost", lambda self, candidate, near: 0.0)
+    monkeypatch.setattr(SheetAudit, "kept_cost", lambda self, candidate, record: 0.0)
     audited.clear()
     assert decode_sheet(reading, boxes) == passing_over
     assert audits_passing_over < len(audited)

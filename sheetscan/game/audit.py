@@ -67,6 +67,11 @@ class Finding:
         }
 
 
+def finding_turns(finding: Finding) -> tuple[int, ...]:
+    """The turns (0-based) that ``finding`` names among its boxes ("turn 4")."""
+    return tuple(int(box.split()[1]) - 1 for box in finding.boxes if box.startswith("turn "))
+
+
 def human_cell(cell: Cell) -> str:
     """A 0-based cell as a person reads it: ``(row,col)``, 1-based."""
     return f"({cell[0] + 1},{cell[1] + 1})"

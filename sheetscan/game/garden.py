@@ -131,6 +131,17 @@ class Garden:
             object.__setattr__(garden, "_ponds", self.__dict__["_ponds"])
         return garden
 
+    def changed_from(self, before: "Garden") -> tuple[set[Cell], set[Decoration | None]]:
+        """The cells whose decoration or Spring/Summer mark differs from ``before``'s (the water
+        aside), and the decorations they held or hold (rows shared with ``before`` are skipped:
+        the decoder compares hundreds of gardens a sheet, each a cell or two from another)."""
+        decorations, before_decorations = self.decorations, before.decorations
+        changed = set(self.tree_late ^ before.tree_late)
+        for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
+            if row is not before_row:
+                changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
+        return changed, {decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}
+
     def mapped(self, move: Callable[[Cell], Cell]) -> "Garden":
         """The garden with every cell moved by ``move`` (a permutation of the grid)."""
         decorations = [[None] * GRID_SIZE for _ in range(GRID_SIZE)]

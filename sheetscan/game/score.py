@@ -193,12 +193,8 @@ def breakdown_after(garden: Garden, before: Garden, before_score: Score, rules: 
     scored in full."""
     if garden.water is not before.water and garden.water != before.water:
         return score(garden, rules).breakdown
-    decorations, before_decorations = garden.decorations, before.decorations
-    changed = set(garden.tree_late ^ before.tree_late)
-    for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
-        if row is not before_row:
-            changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
-    kinds = {decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}
+    decorations = garden.decorations
+    changed, kinds = garden.changed_from(before)
     # a bamboo's points look at its orthogonal neighbours, a rock's at its surrounding cells, a
     # lantern's at the lanterns nearer than LANTERN_MIN_DISTANCE (at every lantern where
     # lantern_needs_pair and a second lantern came or went): each scored again where a changed
