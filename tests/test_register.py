@@ -7,11 +7,9 @@ import pytest
 
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.claim import box_offsets, outlined_regions
-import sheetscan.reading.pipeline as pipeline
-from sheetscan.reading.locate import SheetLocation
 from sheetscan.reading.pipeline import read_photo
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM, canonical_from_mm
-from sheetscan.reading.register import FIELD_TOLERANCE_MM, LEAST_SHIFT_MM, bracketed, offset_field, registered_layout
+from sheetscan.reading.register import FIELD_TOLERANCE_MM, LEAST_SHIFT_MM, offset_field, registered_layout
 from sheetscan.synthetic.sheet import render_sheet
 from sheetscan.synthetic.synth import synth_photo
 
@@ -102,20 +100,3 @@ def test_a_sheet_found_by_its_grid_reads_the_numbers_at_the_foot_of_a_bent_page(
     sheet = read_photo(path, layout=load_layout("pad"), keep_images=False).sheets[0]
     written = photo.truth["sheets"][0]["written"]
     assert {category: candidates[0].value for category, candidates in sheet.boxes.written.items()} == written
-
-
-def test_only_a_sheet_whose_fit_does_not_bracket_its_boxes_is_registered(tmp_path, monkeypatch):
-    """All its markers bracket every box: a sheet fitted by them is read where they put its boxes;
-    one fitted by some of them, or by its grid, is registered."""
-    layout, pad = load_layout("print-and-play"), load_layout("pad")
-    located = lambda found_by, ids: SheetLocation(np.eye(3), ids, 0.0, 4.0, found_by)  # noqa: E731
-    assert bracketed(located("markers", tuple(layout.marker_ids)), layout)
-    assert not bracketed(located("markers", tuple(layout.marker_ids[1:])), layout)
-    assert not bracketed(located("grid", ()), pad)
-    registered = []
-    monkeypatch.setattr(pipeline, "registered_layout", lambda *args: registered.append(args[1]) or args[1])
-    for index, name in enumerate(["print-and-play", "pad"]):
-        path = tmp_path / f"{name}.jpg"
-        path.write_bytes(synth_photo(index, 79, "phone", layout_name=name, markers="all" if name != "pad" else "none").jpeg)
-        assert read_photo(path, layout=load_layout(name), keep_images=False).sheets
-    assert registered == [pad]

@@ -24,7 +24,7 @@ from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
 from sheetscan.reading.pictures import draw_cells, draw_located, draw_water, save_picture
 from sheetscan.reading.photo import Photo, load_photo
 from sheetscan.reading.read import GardenReading, KnownDrawings, load_cell_models, read_garden
-from sheetscan.reading.register import bracketed, registered_layout
+from sheetscan.reading.register import registered_layout
 from sheetscan.reading.verdict import Verdict, sheet_verdict
 from sheetscan.reading.rectify import crop, rectify
 from sheetscan.game.rules import RuleSet
@@ -157,8 +157,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout, known=known)
-    # the boxes where printed, past the lens's bend, on a sheet whose fit does not bracket them
-    boxes_at = layout if bracketed(location, layout) else registered_layout(canonical, layout, location.px_per_mm)
+    boxes_at = registered_layout(canonical, layout, location.px_per_mm)  # the boxes where printed, past the lens's bend
     boxes = read_boxes(canonical, boxes_at, box_models_for(location.px_per_mm))
     with sheet_remembered(), collector_paused():  # the verdict's decode labels many of the decode's turn logs again
         decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)

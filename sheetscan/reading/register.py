@@ -10,13 +10,6 @@ field over the page (a quadratic in each direction, the boxes that stray from it
 and every box the networks read is moved by it: an outlined box to where it was found when
 that agrees with the field, else where the field puts it; its parts with it; a leaf or a pond
 icon where the field puts it. The garden is not moved: its cells are read on the grid's own fit.
-
-A sheet fitted by all its markers is not registered (bracketed): the fit holds every box between
-them, and on small sheets registering moved the boxes by the outlines' blur, not their print. On
-validation photos of held-out hands (tables of 3, seeds 80 and 81, 180 sheets), registering every
-sheet against these: exact 170 against 171, sure 142 against 145, written numbers right 1,564
-against 1,563 (sheets under 1.8 pixels a millimetre in the photo: exact 19 against 21); on 145
-more (seeds 79-81 and 83: phone, scan, homemade, tables) the same exact and sure.
 """
 
 from __future__ import annotations
@@ -27,7 +20,6 @@ import numpy as np
 
 from sheetscan.design.layout import TURN_PARTS, Layout, Region
 from sheetscan.reading.claim import BOX_PROFILE_STEP_MM, box_offsets, outlined_regions
-from sheetscan.reading.locate import SheetLocation
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM, canonical_from_mm
 
 FIELD_TOLERANCE_MM = 0.5  # a box found further than this from the field is another line's, left out of it
@@ -69,11 +61,6 @@ def offset_field(centres: np.ndarray, offsets: np.ndarray, size: tuple[float, fl
                 break
             kept[np.argmax(strays)] = False
     return field
-
-
-def bracketed(location: SheetLocation, layout: Layout) -> bool:
-    """Whether the sheet was fitted by all of its layout's markers, which bracket every box."""
-    return location.found_by == "markers" and len(location.marker_ids) == len(layout.marker_ids)
 
 
 def registered_layout(canonical: np.ndarray, layout: Layout, photo_px_per_mm: float) -> Layout:
