@@ -131,16 +131,23 @@ class Garden:
             object.__setattr__(garden, "_ponds", self.__dict__["_ponds"])
         return garden
 
-    def changed_from(self, before: "Garden") -> tuple[set[Cell], set[Decoration | None]]:
+    def changed_from(self, before: "Garden") -> tuple[frozenset[Cell], frozenset[Decoration | None]]:
         """The cells whose decoration or Spring/Summer mark differs from ``before``'s (the water
         aside), and the decorations they held or hold (rows shared with ``before`` are skipped:
-        the decoder compares hundreds of gardens a sheet, each a cell or two from another)."""
+        the decoder compares hundreds of gardens a sheet, each a cell or two from another, and
+        asks twice of each: kept for the last ``before`` asked of)."""
+        kept = self.__dict__.get("_changed_from")
+        if kept is not None and kept[0] is before:
+            return kept[1]
         decorations, before_decorations = self.decorations, before.decorations
         changed = set(self.tree_late ^ before.tree_late)
         for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
             if row is not before_row:
                 changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
-        return changed, {decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}
+        found = (frozenset(changed),
+                 frozenset({decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}))
+        object.__setattr__(self, "_changed_from", (before, found))
+        return found
 
     def mapped(self, move: Callable[[Cell], Cell]) -> "Garden":
         """The garden with every cell moved by ``move`` (a permutation of the grid)."""

@@ -133,19 +133,15 @@ class SheetAudit:
         return sheet_cost(self._written_findings(candidate, near))
 
     def kept_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
-        """What the garden's findings of ``record`` that ``candidate`` (changed from it) must
-        keep cost (_kept_mistakes): with written_cost, at most sheet_cost(self.findings(candidate))."""
-        return FINDING_COST * self._kept_mistakes(candidate, record)
-
-    def _kept_mistakes(self, candidate: SheetRecord, record: SheetRecord) -> int:
-        # The garden's findings that ``candidate`` must keep of ``record``'s. The turn log's
-        # decorations are placed kind by kind (no cell holds two kinds: audit.turn_log_findings),
-        # so where the candidate changes neither the log, the water nor a tree, a turn left
-        # unplaced whose dice show no kind it changes stays unplaced, and the trees' marks' findings
-        # stay as they are. A sheet in a hand no network saw starts with a dozen findings, most of
-        # them its turn log's, that its written numbers alone bound little.
+        """What the garden's findings of ``record`` that ``candidate`` (changed from it) must keep
+        cost: with written_cost, at most sheet_cost(self.findings(candidate)). The turn log's
+        decorations are placed kind by kind (no cell holds two kinds: audit.turn_log_findings), so
+        where the candidate changes neither the log, the water nor a tree, a turn left unplaced
+        whose dice show no kind it changes stays unplaced, and the trees' marks' findings stay as
+        they are. A sheet in a hand no network saw starts with a dozen findings, most of them its
+        turn log's, that its written numbers alone bound little."""
         if candidate.turns is not record.turns:
-            return 0
+            return 0.0
         if record is not self._last_kept[0]:
             findings = self._gardens_findings(record.garden, record.turns)
             self._last_kept = (record, (
@@ -157,13 +153,13 @@ class SheetAudit:
         every, kept, dots, unplaced = self._last_kept[1]
         garden, before = candidate.garden, record.garden
         if garden is before:
-            return every
+            return FINDING_COST * every
         if garden.water is not before.water and garden.water != before.water:
-            return 0
+            return 0.0
         _, kinds = garden.changed_from(before)
-        if Decoration.TREE in kinds:
-            return kept
-        return kept + (dots or sum(dice_kinds.isdisjoint(kinds) for dice_kinds in unplaced))
+        if Decoration.TREE not in kinds:
+            kept += dots or sum(dice_kinds.isdisjoint(kinds) for dice_kinds in unplaced)
+        return FINDING_COST * kept
 
 
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
