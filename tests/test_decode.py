@@ -179,7 +179,7 @@ def test_a_candidate_is_bounded_by_at_most_its_findings_cost(seed):
     # misreading left unplaced), cells misread otherwise, a turn changed
     sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
     rng = random.Random(seed)
-    kept = []
+    kept, kept_written = [], []
     for truth in (honest_game(seed), play_game(seed, mistake_rate=0.5).record):
         misread = replace(truth, garden=_misread_cells(truth, rng.randrange(10**6)).garden)
         cells = [cell for cell in ALL_CELLS if misread.garden.decoration(cell) != truth.garden.decoration(cell)]
@@ -188,12 +188,16 @@ def test_a_candidate_is_bounded_by_at_most_its_findings_cost(seed):
         candidates = [replace(misread, garden=truth.garden), replace(misread, turns=tuple(turns)),
                       replace(misread, garden=_misread_cells(truth, rng.randrange(10**6)).garden)]
         candidates += [replace(misread, garden=misread.garden.with_cell(cell, truth.garden.decoration(cell))) for cell in cells]
+        candidates += [replace(misread, garden=misread.garden.with_cell(cell, None)) for cell in cells]  # a penalty
         for candidate in candidates:
             findings = sheet_audit.findings(candidate)
             assert findings == audit(candidate, score(candidate.garden))
             kept.append(sheet_audit.kept_cost(candidate, misread))
-            assert sheet_audit.written_cost(candidate, misread.garden) + kept[-1] <= sheet_cost(findings)
-    assert 0 < max(kept) and 0 in kept  # the findings kept bound some candidates, and only some
+            kept_written.append(sheet_audit.kept_written_cost(candidate, misread))
+            written = sheet_audit.written_cost(candidate, misread.garden)
+            assert kept_written[-1] <= written and written + kept[-1] <= sheet_cost(findings)
+    # the findings kept bound some candidates, and only some
+    assert 0 < max(kept) and 0 in kept and 0 < max(kept_written) and 0 in kept_written
 
 
 def test_a_tree_mark_read_otherwise_is_bounded_though_the_audit_then_says_the_marks_not_the_unplaced_turns():
@@ -229,6 +233,7 @@ def test_passing_over_candidates_by_their_bounds_changes_no_decode(seed, monkeyp
     audits_passing_over = len(audited)
     monkeypatch.setattr(SheetAudit, "written_cost", lambda self, candidate, near: 0.0)
     monkeypatch.setattr(SheetAudit, "kept_cost", lambda self, candidate, record: 0.0)
+    monkeypatch.setattr(SheetAudit, "kept_written_cost", lambda self, candidate, record: 0.0)
     audited.clear()
     assert decode_sheet(reading, boxes) == passing_over
     assert audits_passing_over < len(audited)

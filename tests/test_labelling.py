@@ -474,21 +474,43 @@ def test_trees_no_network_saw_take_their_marks_from_the_networks_where_the_turn_
     assert label_together(probabilities, similarity, cells, logged).labels.tolist() == truth.tolist()
 
 
-def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
-    from sheetscan.reading.labelling_energy import PLACE_COST, Problem
+def _random_problem(seed: int, concentration: float = 1.0, known: bool = True):
+    """A labelling Problem over honest(seed)'s drawings: random network probabilities (of a
+    Dirichlet of ``concentration``), symmetric similarities and, with ``known``, known drawings'
+    fits; and the generator that drew them, to draw on."""
+    from sheetscan.reading.labelling_energy import Problem
 
-    record = honest(1)
+    record = honest(seed)
     cells, _ = _kinds_and_cells(record)
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
     similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
-    problem = Problem(rng.dirichlet(np.ones(LABELS), size=len(cells)), (similarity + similarity.T) / 2, cells,
-                      logged_drawings(record.turns, DEFAULT_DICE_FACES), rng.uniform(0, 2, (len(cells), LABELS)))
-    labellings = rng.integers(LABELS, size=(50, len(cells)))
+    problem = Problem(rng.dirichlet(np.full(LABELS, concentration), size=len(cells)), (similarity + similarity.T) / 2,
+                      cells, logged_drawings(record.turns, DEFAULT_DICE_FACES),
+                      rng.uniform(0, 2, (len(cells), LABELS)) if known else None)
+    return problem, rng
+
+
+def test_many_labellings_energies_less_their_unplaced_cells_are_each_ones():
+    from sheetscan.reading.labelling_energy import PLACE_COST
+
+    problem, rng = _random_problem(1)
+    labellings = rng.integers(LABELS, size=(50, problem.log_p.shape[0]))
     aside = problem.energies_unplaced_aside(labellings)
     assert aside == pytest.approx([problem.energy(labels) - PLACE_COST * problem.unplaced(labels) for labels in labellings])
     assert (aside <= [problem.energy(labels) for labels in labellings]).all()
     assert problem.energies(labellings) == [problem.energy(labels) for labels in labellings]  # to the last bit
     assert problem.energies(np.asfortranarray(labellings)) == problem.energies(labellings)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kinds_traded_keep_their_labellings_likeness_term_to_the_last_bit(seed):
+    problem, rng = _random_problem(seed, concentration=0.5, known=False)  # some late trees made of traded ones
+    labels = rng.integers(LABELS, size=problem.log_p.shape[0])
+    traded = labelling._kinds_traded(problem, labels)
+    assert len(traded) > 100 and (traded == LATE_TREE).any()
+    assert problem.energies_unplaced_aside(traded, alike_as=labels).tolist() == problem.energies_unplaced_aside(traded).tolist()
+    shuffled = rng.permutation(labels)  # not a trade: its cells share kinds otherwise
+    assert problem.energies_unplaced_aside(shuffled[None], alike_as=labels) != problem.energies_unplaced_aside(shuffled[None])
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -513,20 +535,14 @@ def test_the_annealing_ends_at_the_least_energy_it_follows_on_every_labelling_of
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
-    from sheetscan.reading.labelling_energy import Problem, TrackedLabels
+    from sheetscan.reading.labelling_energy import TrackedLabels
 
-    record = honest(seed)
-    cells, _ = _kinds_and_cells(record)
-    rng = np.random.default_rng(seed)
-    probabilities = rng.dirichlet(np.ones(LABELS), size=len(cells))
-    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
-    similarity = (similarity + similarity.T) / 2
-    problem = Problem(probabilities, similarity, cells, logged_drawings(record.turns, DEFAULT_DICE_FACES),
-                      rng.uniform(0, 2, (len(cells), LABELS)))
-    labels = rng.integers(LABELS, size=len(cells))
+    problem, rng = _random_problem(seed)
+    count = problem.log_p.shape[0]
+    labels = rng.integers(LABELS, size=count)
     tracked, energy = TrackedLabels(problem, labels), problem.energy(labels)
     for _ in range(200):
-        first, second = rng.choice(len(cells), 2, replace=False)
+        first, second = rng.choice(count, 2, replace=False)
         label = (labels[first] + rng.integers(1, LABELS)) % LABELS
         changed = labels.copy()
         changed[first] = label
@@ -539,25 +555,21 @@ def test_the_tracked_change_of_one_cell_or_a_swap_is_the_whole_energys(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_floors_of_every_change_and_swap_at_once_are_at_most_their_whole_energys(seed):
-    from sheetscan.reading.labelling_energy import PLACE_COST, Problem, TrackedLabels
+    from sheetscan.reading.labelling_energy import PLACE_COST, TrackedLabels
 
-    record = honest(seed)
-    cells, _ = _kinds_and_cells(record)
-    rng = np.random.default_rng(seed)
-    similarity = rng.uniform(-2, 2, (len(cells), len(cells)))
-    problem = Problem(rng.dirichlet(np.ones(LABELS), size=len(cells)), (similarity + similarity.T) / 2, cells,
-                      logged_drawings(record.turns, DEFAULT_DICE_FACES), rng.uniform(0, 2, (len(cells), LABELS)))
-    labels = rng.integers(LABELS, size=len(cells))
+    problem, rng = _random_problem(seed)
+    count = problem.log_p.shape[0]
+    labels = rng.integers(LABELS, size=count)
     tracked, energy = TrackedLabels(problem, labels), problem.energy(labels)
     change_floors, swap_floors = tracked.change_floors(), tracked.swap_floors()
-    for cell, label in itertools.product(range(len(cells)), range(LABELS)):
+    for cell, label in itertools.product(range(count), range(LABELS)):
         changed = labels.copy()
         changed[cell] = label
         # below the whole change by no more than the unplaced cells can move it (one label losing
         # a cell, one gaining it)
         assert change_floors[cell, label] == np.inf if label == labels[cell] else (
             0 <= problem.energy(changed) - energy - change_floors[cell, label] + 1e-9 <= 2 * PLACE_COST + 2e-9)
-    for first, second in itertools.combinations(range(len(cells)), 2):
+    for first, second in itertools.combinations(range(count), 2):
         swapped = labels.copy()
         swapped[[first, second]] = labels[[second, first]]
         assert swap_floors[first, second] == np.inf if labels[first] == labels[second] else (

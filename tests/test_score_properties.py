@@ -130,3 +130,13 @@ def test_a_lantern_drawn_far_from_the_only_other_pairs_it_where_lanterns_need_a_
     paired = alone.with_cell((5, 5), Decoration.LANTERN)
     assert breakdown_after(paired, alone, score(alone, rules), rules)["lantern"] == 6
     assert breakdown_after(alone, paired, score(paired, rules), rules)["lantern"] == 0
+
+
+def test_a_lantern_flooded_frees_one_two_cells_off_where_lanterns_in_water_are_ignored():
+    # its neighbour's points change through which lanterns count: the random gardens above
+    # seldom flood a lantern with another two cells off
+    rules = RuleSet(lantern_in_water_ignored=True)
+    near = Garden.empty().with_cell((0, 0), Decoration.LANTERN).with_cell((0, 2), Decoration.LANTERN)
+    flooded = near.with_cell((0, 0), water=True)
+    assert breakdown_after(flooded, near, score(near, rules), rules) == score(flooded, rules).breakdown
+    assert score(flooded, rules).breakdown["lantern"] == 3 and score(near, rules).breakdown["lantern"] == 0

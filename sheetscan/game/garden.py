@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping
 
@@ -50,9 +51,17 @@ def _hash_once(self) -> int:
     Enum's hash runs in Python."""
     cached = self.__dict__.get("_hash")
     if cached is None:
-        cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
+        cached = hash(self._fields_of(self))
         object.__setattr__(self, "_hash", cached)
     return cached
+
+
+def _hashed_once(cls):
+    """``cls`` (a frozen dataclass) hashed by _hash_once: its fields' tuple read by one getter,
+    made once (asking dataclasses.fields of every new garden cost a third of its hash)."""
+    cls._fields_of = attrgetter(*(f.name for f in fields(cls)))
+    cls.__hash__ = _hash_once
+    return cls
 
 
 def _state_without_caches(self) -> dict:
@@ -61,6 +70,7 @@ def _state_without_caches(self) -> dict:
     return {name: value for name, value in self.__dict__.items() if not name.startswith("_")}
 
 
+@_hashed_once
 @dataclass(frozen=True)
 class Garden:
     """The 6x6 garden: a decoration or None per cell, earth or water, late trees.
@@ -78,7 +88,6 @@ class Garden:
     water: tuple[tuple[bool, ...], ...]
     tree_late: frozenset[Cell] = frozenset()
 
-    __hash__ = _hash_once
     __getstate__ = _state_without_caches
 
     @classmethod
@@ -203,6 +212,7 @@ class TurnKind(Enum):
     __hash__ = object.__hash__  # as Decoration's: the decoder hashes thousands of turn logs a sheet
 
 
+@_hashed_once
 @dataclass(frozen=True)
 class Turn:
     """One turn box.
@@ -223,7 +233,6 @@ class Turn:
     location: int | None = None
     cell: Cell | None = None
 
-    __hash__ = _hash_once
     __getstate__ = _state_without_caches
 
 
@@ -249,6 +258,11 @@ class SheetRecord:
     def __post_init__(self):
         if self.written is not None and not isinstance(self.written, MappingProxyType):
             object.__setattr__(self, "written", MappingProxyType(dict(self.written)))
+
+    def with_garden(self, garden: Garden) -> "SheetRecord":
+        """A copy with ``garden`` (dataclasses.replace, without its look at every field: the
+        decoder weighs a thousand candidates a sheet, each a garden changed)."""
+        return SheetRecord(garden, self.turns, self.bonsai_pruned, self.ponds_marked, self.written)
 
     def __reduce__(self):  # a mapping proxy does not pickle; batches send records between processes
         written = None if self.written is None else dict(self.written)

@@ -186,27 +186,33 @@ def _credit_bridges(cells: list[CellScore | None]) -> None:
 
 
 def breakdown_after(garden: Garden, before: Garden, before_score: Score, rules: RuleSet = RuleSet()) -> dict[str, int]:
-    """``score(garden, rules).breakdown``, from ``before_score`` (``score(before, rules)``) where the
-    two gardens differ in decorations and marks alone: the points of the cells whose points may
-    change, and the bridges' as a whole (the decoder bounds hundreds of gardens a sheet, each a
-    cell or two from the one it stands on, by their written numbers alone). A change of water is
-    scored in full."""
-    if garden.water is not before.water and garden.water != before.water:
-        return score(garden, rules).breakdown
+    """``score(garden, rules).breakdown``, from ``before_score`` (``score(before, rules)``): the
+    points of the cells whose points may change, the bridges' as a whole and the ponds' where the
+    water changed (the decoder bounds hundreds of gardens a sheet, each a cell or two from the one
+    it stands on, by their written numbers alone)."""
     decorations = garden.decorations
     changed, kinds = garden.changed_from(before)
     # a bamboo's points look at its orthogonal neighbours, a rock's at its surrounding cells, a
     # lantern's at the lanterns nearer than LANTERN_MIN_DISTANCE (at every lantern where
     # lantern_needs_pair and a second lantern came or went): each scored again where a changed
-    # cell was or is its kind. The bridges' points are their number's: counted again whole.
+    # cell was or is its kind. The water of a cell counts for its own points, its neighbours'
+    # (a moss's, a bamboo's partner, a rock's terrain, a bridge's banks) and, where a lantern
+    # stands in it, which lanterns count (lantern_in_water_ignored). The bridges' points are their
+    # number's: counted again whole.
     again = set(changed)
+    wet = [] if garden.water is before.water else _water_changed(garden.water, before.water)
+    for cell in wet:
+        again.add(cell)
+        again.update(n for n in surrounding_cells(cell) if decorations[n[0]][n[1]] in _WATER_AROUND_COUNTS)
     for kind, near in ((Decoration.BAMBOO, orthogonal_neighbours), (Decoration.ROCK, surrounding_cells)):
         if kind in kinds:
             again.update(n for cell in changed for n in near(cell) if decorations[n[0]][n[1]] is kind)
     lanterns = []
-    if Decoration.LANTERN in kinds:
+    lantern_wet = any(decorations[r][c] is Decoration.LANTERN for r, c in wet)
+    if Decoration.LANTERN in kinds or lantern_wet:
         lanterns = _counted_lanterns(garden, rules)
-        if rules.lantern_needs_pair and (len(lanterns) > 1) != (len(_counted_lanterns(before, rules)) > 1):
+        if (lantern_wet and rules.lantern_in_water_ignored) or (
+                rules.lantern_needs_pair and (len(lanterns) > 1) != (len(_counted_lanterns(before, rules)) > 1)):
             again.update(lanterns)
         else:
             again.update(lantern for lantern in lanterns if any(
@@ -219,12 +225,24 @@ def breakdown_after(garden: Garden, before: Garden, before_score: Score, rules: 
         new = _cell_score(garden, (r, c), rules, lanterns)
         if new is not None and new.category != "bridge":
             breakdown[new.category] += new.points
-    if Decoration.BRIDGE in kinds:
+    if Decoration.BRIDGE in kinds or (wet and any(decorations[r][c] is Decoration.BRIDGE for r, c in again)):
         breakdown["bridge"] = _bridge_total(sum(
             _cell_score(garden, cell, rules, lanterns) is None for cell in ALL_CELLS
             if decorations[cell[0]][cell[1]] is Decoration.BRIDGE and garden.water[cell[0]][cell[1]]))
+    if wet:
+        breakdown["pond"] = POND_POINTS * len(ponds(garden))
     breakdown["total"] = sum(breakdown[category] for category in CATEGORIES[:-1])
     return breakdown
+
+
+# the decorations whose points look at their neighbours' water
+_WATER_AROUND_COUNTS = frozenset({Decoration.MOSS, Decoration.BAMBOO, Decoration.ROCK, Decoration.BRIDGE})
+
+
+def _water_changed(water: tuple[tuple[bool, ...], ...], before: tuple[tuple[bool, ...], ...]) -> list[Cell]:
+    """The cells whose water differs (the rows a changed garden shares with ``before`` skipped)."""
+    return [(r, c) for r, (row, before_row) in enumerate(zip(water, before)) if row is not before_row
+            for c in range(GRID_SIZE) if row[c] != before_row[c]]
 
 
 def _scored(cells: list[CellScore], found_ponds: tuple[frozenset[Cell], ...]) -> Score:

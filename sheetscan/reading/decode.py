@@ -181,7 +181,7 @@ def _labelled_together(reading: GardenReading, base: SheetRecord, dice_faces: Ma
         changed.append(cell)
     # without a kind read as another, it changes single cells: the cell by cell decoder's work
     cost = cost + RELABEL_GROUP_COST * len(moved) if moved else math.inf
-    return replace(base, garden=garden), cost, changed, labelling
+    return base.with_garden(garden), cost, changed, labelling
 
 
 def _counts_differ(record: SheetRecord, dice_faces: Mapping[int, Decoration]) -> bool:
@@ -236,7 +236,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                  for cost, what, turns in logs_read_otherwise(now.base.turns, base.turns, boxes)]
         # a drawing taken as empty, or cells read as empty taken as drawn, leave other cells to label:
         # their labelling starts afresh
-        tries += [(cost, what, without, replace(now.base, garden=without.garden), None)
+        tries += [(cost, what, without, now.base.with_garden(without.garden), None)
                   for cost, what, without in readings_without_drawing(now.reading)]
         if now.reading is not reading or now.base.turns != base.turns:  # else tried as a start
             tries += [(cost, what, drawn, base_then, None)

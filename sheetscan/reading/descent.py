@@ -18,7 +18,8 @@ from __future__ import annotations
 import heapq
 import math
 from functools import lru_cache, partial
-from typing import Mapping
+from operator import itemgetter
+from typing import Mapping, NamedTuple
 
 from sheetscan.game.audit import Finding, finding_turns, points_findings, pond_findings, turn_log_findings
 from sheetscan.game.garden import Garden, SheetRecord, Turn, ponds
@@ -32,6 +33,8 @@ MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
 # the garden's findings that a change of decorations alone may take away: the turn log's placing
 _PLACED_KINDS = frozenset({"decoration_count", "decoration_unexplained", "turn_unplaced", "tree_dot"})
+# the written numbers any change of decorations may set right or wrong
+_CHANGING_BOXES = frozenset({("written total",), ("written penalty",)})
 
 
 def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
@@ -71,6 +74,18 @@ def _garden_audit(garden: Garden, turns: tuple[Turn, ...] | None, ponds_by_water
     return ponds_part if turns is None else (*ponds_part, *turn_log_findings(garden, turns, dice_faces))
 
 
+class _Kept(NamedTuple):
+    """What SheetAudit's bounds ask of a record's findings."""
+
+    every: int  # the garden's findings
+    kept: int  # of them, those no change of decorations takes away
+    dots: int  # the trees' marks'
+    unplaced: list[frozenset[Decoration]]  # the kinds of the dice of each turn left unplaced
+    # the categories of the written numbers' findings but the total's and the penalties' (the
+    # bonsai's, the pond icons' and a wrong sum by their kind: no decoration's category)
+    written: list[str]
+
+
 class SheetAudit:
     """One sheet's audit for the decoder's search, each garden's points and findings worked out
     once (a new photo's gardens are new, so the caches live as long as its decode)."""
@@ -83,7 +98,7 @@ class SheetAudit:
         self._by_log_object: dict[tuple[Garden, int], tuple] = {}
         self._last_written: tuple[SheetRecord | None, list[Finding]] = (None, [])
         self._dice_faces = dice_faces
-        self._last_kept: tuple[SheetRecord | None, tuple] = (None, ())
+        self._last_kept: tuple[SheetRecord | None, _Kept | None] = (None, None)
 
     def _gardens_findings(self, garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
         # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
@@ -142,24 +157,49 @@ class SheetAudit:
         turn log's, that its written numbers alone bound little."""
         if candidate.turns is not record.turns:
             return 0.0
+        of_record = self._kept_of(record)
+        garden, before = candidate.garden, record.garden
+        if garden is before:
+            return FINDING_COST * of_record.every
+        if garden.water is not before.water and garden.water != before.water:
+            return 0.0
+        _, kinds = garden.changed_from(before)
+        kept = of_record.kept
+        if Decoration.TREE not in kinds:
+            kept += of_record.dots or sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
+        return FINDING_COST * kept
+
+    def kept_written_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
+        """What the findings of ``record``'s written numbers, bonsai and pond icons that
+        ``candidate`` (changed from it) must keep cost: with kept_cost, at most
+        sheet_cost(self.findings(candidate)), and at most written_cost alone. Where the candidate
+        changes decorations alone (the log, the water, the marks and the numbers as they were),
+        a category's points change only where a changed cell held or holds its kind (a lantern's
+        spacing, a bamboo's or a rock's neighbours, a bridge's count are their kind's), the
+        penalties and the total wherever a cell changes: the other categories' differences stay."""
+        garden, before = candidate.garden, record.garden
+        if (garden is before or candidate.turns is not record.turns or candidate.written is not record.written
+                or candidate.ponds_marked is not record.ponds_marked or candidate.bonsai_pruned != record.bonsai_pruned
+                or (garden.water is not before.water and garden.water != before.water)):
+            return 0.0
+        _, kinds = garden.changed_from(before)
+        changed = {kind.category for kind in kinds if kind is not None}
+        return FINDING_COST * sum(category not in changed for category in self._kept_of(record).written)
+
+    def _kept_of(self, record: SheetRecord) -> _Kept:
+        """What the bounds ask of ``record``'s findings, worked out once for the candidates changed from it."""
         if record is not self._last_kept[0]:
             findings = self._gardens_findings(record.garden, record.turns)
-            self._last_kept = (record, (
+            written = points_findings(record, self.points(record.garden), len(ponds(record.garden)))
+            self._last_kept = (record, _Kept(
                 len(findings),
                 sum(finding.kind not in _PLACED_KINDS for finding in findings),
                 sum(finding.kind == "tree_dot" for finding in findings),
                 [frozenset(self._dice_faces[die] for die in record.turns[turn].dice)
-                 for finding in findings if finding.kind == "turn_unplaced" for turn in finding_turns(finding)]))
-        every, kept, dots, unplaced = self._last_kept[1]
-        garden, before = candidate.garden, record.garden
-        if garden is before:
-            return FINDING_COST * every
-        if garden.water is not before.water and garden.water != before.water:
-            return 0.0
-        _, kinds = garden.changed_from(before)
-        if Decoration.TREE not in kinds:
-            kept += dots or sum(dice_kinds.isdisjoint(kinds) for dice_kinds in unplaced)
-        return FINDING_COST * kept
+                 for finding in findings if finding.kind == "turn_unplaced" for turn in finding_turns(finding)],
+                [finding.boxes[0].removeprefix("written ") if finding.kind == "written_differs" else finding.kind
+                 for finding in written if finding.boxes not in _CHANGING_BOXES]))
+        return self._last_kept[1]
 
 
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
@@ -204,16 +244,17 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
             best, best_rank = (gain, change, candidate, candidate_findings), (gain, -index)
 
     deferred, highest = [], 0.0
-    for index, change in enumerate(sorted(changes, key=lambda change: sum(move.cost for move in change))):
-        change_cost = sum(move.cost for move in change)
+    costed = sorted(((sum(move.cost for move in change), change) for change in changes), key=itemgetter(0))
+    for index, (change_cost, change) in enumerate(costed):
         if change_cost >= cost - best_rank[0]:
             break  # even clearing every finding would not pay for it, or beat the best
         candidate = record
         for move in change:
             candidate = move.apply(candidate)
         kept = audit.kept_cost(candidate, record)
-        if cost - kept - change_cost <= best_rank[0]:
-            continue  # the garden's findings it keeps leave it no better
+        if cost - kept - change_cost <= best_rank[0] or (
+                cost - kept - audit.kept_written_cost(candidate, record) - change_cost <= best_rank[0]):
+            continue  # the findings it keeps leave it no better
         bound = cost - (audit.written_cost(candidate, record.garden) + kept) - change_cost
         if bound <= best_rank[0]:
             continue  # nor do its written numbers with them

@@ -270,11 +270,12 @@ def _kinds_traded(problem: Problem, labels: np.ndarray) -> np.ndarray:
     return np.where(traded_drawn != drawn, problem.as_drawn(traded_drawn), labels)
 
 
-def _least_energies(problem: Problem, labellings: np.ndarray, count: int) -> list[tuple[float, int]]:
-    """The ``count`` least energies of (m, n) ``labellings``, with their indices, least first (ties
-    by index): each worked out in full only where its energy with unplaced cells aside, a floor
-    of it, may still join them."""
-    asides = problem.energies_unplaced_aside(labellings)
+def _least_energies(problem: Problem, labels: np.ndarray, labellings: np.ndarray, count: int) -> list[tuple[float, int]]:
+    """The ``count`` least energies of (m, n) ``labellings`` (``labels``' kinds traded:
+    _kinds_traded), with their indices, least first (ties by index): each worked out in full only
+    where its energy with unplaced cells aside, a floor of it, may still join them. Kinds traded
+    keep which cells share a kind, and so the drawings' likeness term: worked out once."""
+    asides = problem.energies_unplaced_aside(labellings, alike_as=labels)
     least: list[tuple[float, int]] = []
     for index in np.argsort(asides, kind="stable").tolist():
         if len(least) == count and (not least or asides[index] > least[-1][0]):
@@ -288,7 +289,7 @@ def _least_kind_trade(problem: Problem, labels: np.ndarray, energy: float) -> tu
     the least such of the TRADES_POLISHED trades of least energy: two ways to draw that no
     network saw, each labelled as the other's kind, sit past the annealing's reach."""
     traded = _kinds_traded(problem, labels)
-    for traded_energy, index in _least_energies(problem, traded, TRADES_POLISHED):
+    for traded_energy, index in _least_energies(problem, labels, traded, TRADES_POLISHED):
         candidate, candidate_energy = _polish(problem, traded[index].copy(), traded_energy)
         if candidate_energy < energy - 1e-9:
             labels, energy = candidate, candidate_energy
@@ -305,7 +306,7 @@ def kind_permutations(label_probabilities: np.ndarray, similarity: np.ndarray, c
     what the player wrote then tells them apart (decode.py)."""
     problem = Problem(label_probabilities, similarity, cells, logged, known)
     traded = _kinds_traded(problem, labels)
-    least = _least_energies(problem, traded, MAX_PERMUTATIONS)
+    least = _least_energies(problem, labels, traded, MAX_PERMUTATIONS)
     # each its own array: a row's view would keep every trade alive with the labelling
     return [Labelling(*_polish(problem, traded[index].copy(), energy)) for energy, index in least]
 

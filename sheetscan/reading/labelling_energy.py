@@ -118,13 +118,15 @@ class Problem:
         the same to the last bit for one labelling as for many)."""
         return float(unplaced_aside + PLACE_COST * self.unplaced(labels))
 
-    def energies_unplaced_aside(self, labellings: np.ndarray) -> np.ndarray:
+    def energies_unplaced_aside(self, labellings: np.ndarray, alike_as: np.ndarray | None = None) -> np.ndarray:
         """(m,) the energies of (m, n) ``labellings`` less their unplaced cells' term: at most
-        their energies, computed at once (the matching that counts unplaced cells is not)."""
+        their energies, computed at once (the matching that counts unplaced cells is not).
+        ``alike_as``: a labelling whose cells share a kind where each of theirs do (kinds traded
+        for each other), whose pairs' term is then theirs: worked out once."""
         # in C order, so that each row's sums are added in the order one labelling's are (numpy
         # adds another array's in another order, and the energies then differ in the last bits)
         labellings = np.ascontiguousarray(labellings)
-        drawn = DRAWN_AS[labellings]
+        drawn = DRAWN_AS[labellings if alike_as is None else alike_as[None]]
         alike = (self.pairs * (drawn[:, :, None] == drawn[:, None, :])).sum(axis=(1, 2)) / 2
         counts = (labellings[:, :, None] == np.arange(LABELS)).sum(axis=1)
         return (self.unary[np.arange(labellings.shape[1]), labellings].sum(axis=1) - alike

@@ -124,8 +124,8 @@ def cell_moves(reading: GardenReading, keep: frozenset[Cell] = frozenset()) -> l
             if cost < MAX_MOVE_COST:
                 decoration, late = decoration_of_class(int(other))
                 moves.append(Move(
-                    lambda record, cell=cell, decoration=decoration, late=late: replace(
-                        record, garden=record.garden.with_cell(cell, decoration, late=late)),
+                    lambda record, cell=cell, decoration=decoration, late=late: record.with_garden(
+                        record.garden.with_cell(cell, decoration, late=late)),
                     cost, _cell_taken_as(cell, p, int(other)), f"decoration {cell}"))
         is_water = reading.garden.is_water(cell)
         p_read = water[cell] if is_water else 1 - water[cell]
@@ -133,8 +133,8 @@ def cell_moves(reading: GardenReading, keep: frozenset[Cell] = frozenset()) -> l
         if cost < MAX_MOVE_COST:
             read, taken = ("water", "earth") if is_water else ("earth", "water")
             moves.append(Move(
-                lambda record, cell=cell, is_water=is_water: replace(
-                    record, garden=record.garden.with_cell(cell, water=not is_water)),
+                lambda record, cell=cell, is_water=is_water: record.with_garden(
+                    record.garden.with_cell(cell, water=not is_water)),
                 cost, f"cell {human_cell(cell)} read as {read} ({p_read:.0%}), taken as {taken} ({1 - p_read:.0%})",
                 f"water {cell}"))
     return moves
@@ -177,7 +177,7 @@ def records_with_drawings(reading: GardenReading, record: SheetRecord,
     drawing no network saw may be read as empty, and labelled without it the sheet fits worse.
     (cost, what, reading, record with its garden) each."""
     missing = len(logged_drawings(record.turns, dice_faces)) - sum(1 for _ in reading.garden.decorated_cells())
-    return [(cost, what, drawn, replace(record, garden=drawn.garden))
+    return [(cost, what, drawn, record.with_garden(drawn.garden))
             for cost, what, drawn in readings_with_drawings(reading, missing)]
 
 
@@ -214,7 +214,7 @@ def group_moves(reading: GardenReading) -> list[Move]:
                 for cell, class_index in classes.items():
                     decoration, is_late = decoration_of_class(class_index)
                     garden = garden.with_cell(cell, decoration, late=is_late)
-                return replace(record, garden=garden)
+                return record.with_garden(garden)
 
             cells = ", ".join(human_cell(cell) for cell in group)
             moves.append(Move(apply, cost, f"cells {cells}, drawn alike, taken as {kind.category}", f"group {index}"))
