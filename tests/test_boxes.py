@@ -61,6 +61,23 @@ def test_an_unsure_number_keeps_a_value_far_down_its_candidates():
     assert values[0] == 0 and 12 <= values.index(17) < NUMBER_CANDIDATES  # 41st: beyond the first 12
 
 
+def test_a_numbers_probability_is_that_of_its_ways_to_be_written():
+    rng = np.random.default_rng(3)
+    heads = {head: rng.dirichlet(np.ones(len(names))).astype(np.float32)
+             for head, names in head_classes(NUMBER_CLASSES).items()}  # sign +, -; tens none, 1-9
+    (plus, minus), tens, units = heads["sign"], heads["tens"], heads["units"]
+    candidates = number_candidates(heads)
+    probability = {c.value: c.probability for c in candidates}
+    assert probability[0] == pytest.approx(plus * tens[0] * units[0] + minus * tens[0] * units[0])  # "-0" is 0
+    for value in [v for v in probability if v]:
+        sign, digits = (minus if value < 0 else plus), divmod(abs(value), 10)
+        assert probability[value] == pytest.approx(sign * tens[digits[0]] * units[digits[1]])
+    assert len(probability) == len(candidates) == NUMBER_CANDIDATES
+    assert [c.probability for c in candidates] == sorted(probability.values(), reverse=True)
+    assert min(probability.values()) >= max(plus * tens[t] * units[u] for t in range(10) for u in range(10)
+                                            if (t * 10 + u) not in probability and (t or u))
+
+
 def test_three_digit_numbers_are_refused_for_training():
     with pytest.raises(ValueError, match="two digits"):
         number_labels(123)

@@ -233,11 +233,6 @@ def without_written(boxes: BoxReading) -> BoxReading:
     return replace(boxes, written={}, digit_groups=groups)
 
 
-def _top(joint: dict[object, float], count: int) -> tuple[Candidate, ...]:
-    best = sorted(joint.items(), key=lambda item: -item[1])[:count]
-    return tuple(Candidate(value, float(p)) for value, p in best)
-
-
 def turn_digits(turn: Turn) -> dict[str, int]:
     """The digits of ``turn`` by the turn network's head that reads each: a draw's "first" and
     "second" dice and its "place" (row or column), a pruning's "first" die, "place" (its row)
@@ -289,17 +284,26 @@ def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] |
 
 def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] | None = None) -> tuple[Candidate, ...]:
     """The most likely written numbers from the sign, tens and units heads (1-D each), joined
-    with the digits read ``alone`` ((10,) each, by head) where there are some."""
-    names = head_classes(NUMBER_CLASSES)
+    with the digits read ``alone`` ((10,) each, by head) where there are some: each number's
+    probability the sum of its ways to be written ("-0" and "0", "07" and "7" are one number)."""
     heads = joined_number_heads(heads, alone or {})
-    joint: dict[object, float] = {}
-    for (sign, ps), (tens, pt), (units, pu) in itertools.product(
-        *(zip(names[head], heads[head], strict=True) for head in ("sign", "tens", "units"))
-    ):
-        value = (0 if tens == "none" else 10 * int(tens)) + int(units)
-        value = -value if sign == "-" else value
-        joint[value] = joint.get(value, 0.0) + float(ps * pt * pu)  # "-0" and "0" are one number
-    return _top(joint, NUMBER_CANDIDATES)
+    numbers, number_of_way = _written_numbers()
+    ways = (heads["sign"][:, None, None] * heads["tens"][None, :, None]) * heads["units"][None, None, :]
+    joint = np.bincount(number_of_way, weights=ways.ravel())  # each number's ways added in turn, in their order
+    return tuple(Candidate(numbers[index], float(joint[index]))
+                 for index in np.argsort(-joint, kind="stable")[:NUMBER_CANDIDATES].tolist())
+
+
+@lru_cache(maxsize=None)
+def _written_numbers() -> tuple[list[int], np.ndarray]:
+    """The numbers the sign, tens and units heads' classes write, in the order of their first
+    way (the heads' classes in turn, the units' fastest), and the number each way writes."""
+    names = head_classes(NUMBER_CLASSES)
+    written = [-value if sign == "-" else value
+               for sign, tens, units in itertools.product(names["sign"], names["tens"], names["units"])
+               for value in [(0 if tens == "none" else 10 * int(tens)) + int(units)]]
+    numbers = list(dict.fromkeys(written))
+    return numbers, np.array([numbers.index(value) for value in written])
 
 
 def mark_candidates(p_marked: float) -> tuple[Candidate, ...]:
