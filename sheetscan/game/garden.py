@@ -45,6 +45,9 @@ def cross_cells(location: int) -> tuple[Cell, ...]:
     return tuple(cell for cell in ALL_CELLS if cell[0] == location - 1 or cell[1] == location - 1)
 
 
+_COLUMNS = range(GRID_SIZE)
+
+
 def _hash_once(self) -> int:
     """The hash dataclass would give (of the fields' tuple), worked out once per object: the
     decoder's caches key on the same gardens and turns thousands of times a sheet, and an
@@ -149,12 +152,13 @@ class Garden:
         if kept is not None and kept[0] is before:
             return kept[1]
         decorations, before_decorations = self.decorations, before.decorations
-        changed = set(self.tree_late ^ before.tree_late)
+        changed = set() if self.tree_late is before.tree_late else set(self.tree_late ^ before.tree_late)
         for r, (row, before_row) in enumerate(zip(decorations, before_decorations)):
             if row is not before_row:
-                changed.update((r, c) for c in range(GRID_SIZE) if row[c] is not before_row[c])
-        found = (frozenset(changed),
-                 frozenset({decorations[r][c] for r, c in changed} | {before_decorations[r][c] for r, c in changed}))
+                changed.update([(r, c) for c in _COLUMNS if row[c] is not before_row[c]])
+        kinds = {decorations[r][c] for r, c in changed}
+        kinds.update([before_decorations[r][c] for r, c in changed])
+        found = (frozenset(changed), frozenset(kinds))
         object.__setattr__(self, "_changed_from", (before, found))
         return found
 

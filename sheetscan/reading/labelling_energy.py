@@ -28,6 +28,7 @@ KINDS = tuple(Decoration)
 LATE_TREE = len(KINDS)  # the label of a tree drawn in Spring or Summer, after the kinds
 LABELS = len(KINDS) + 1
 DRAWN_AS = np.array([*range(len(KINDS)), KINDS.index(Decoration.TREE)])  # each label's drawing: a late tree is a tree
+_EACH_LABEL = np.arange(LABELS)[:, None]  # a labelling compared with it: the cells given each label
 # The networks' view of an unseen drawing is weak evidence; the turn log is strong. Chosen on
 # validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each, none a bench
 # figure's): exact totals 25 + 31 of 80 at 0.05, against 24 + 26 at 0, 24 + 30 at 0.02,
@@ -93,11 +94,19 @@ class Problem:
     def unplaced(self, labels: np.ndarray) -> int:
         """Cells of ``labels`` that no logged decoration can be: a cell may only be one of its
         own kind, so the matching falls apart into one per kind, each remembered."""
-        return sum(self.unplaced_of_label(label, labels) for label in range(LABELS))
+        return sum(self.unplaced_by_label(labels))
+
+    def unplaced_by_label(self, labels: np.ndarray) -> list[int]:
+        """unplaced_of_label of each label (the cells given each found at once)."""
+        given = labels == _EACH_LABEL
+        return [self._unplaced_given(label, given[label]) for label in range(LABELS)]
 
     def unplaced_of_label(self, label: int, labels: np.ndarray) -> int:
         """Cells given ``label`` in ``labels`` that no logged decoration of that label can be."""
-        given = labels == label
+        return self._unplaced_given(label, labels == label)
+
+    def _unplaced_given(self, label: int, given: np.ndarray) -> int:
+        """Cells ``given`` (a mask) ``label`` that no logged decoration of that label can be."""
         key = (label, given.tobytes())
         if key not in self._unplaced:
             slots = self._slots_of[label]
@@ -147,7 +156,7 @@ class TrackedLabels:
         self.problem, self.labels, drawn = problem, labels, DRAWN_AS[labels]
         self.alike = np.stack([problem.pairs[:, drawn == kind].sum(axis=1) for kind in range(len(KINDS))], axis=1)
         self.label_counts = np.bincount(self.labels, minlength=LABELS)
-        self.unplaced = [problem.unplaced_of_label(label, self.labels) for label in range(LABELS)]
+        self.unplaced = problem.unplaced_by_label(self.labels)
 
     @functools.cached_property
     def change_rests(self) -> np.ndarray:
