@@ -190,7 +190,7 @@ class SheetAudit:
         """What the bounds ask of ``record``'s findings, worked out once for the candidates changed from it."""
         if record is not self._last_kept[0]:
             findings = self._gardens_findings(record.garden, record.turns)
-            written = points_findings(record, self.points(record.garden), len(ponds(record.garden)))
+            written = self._written_findings(record)
             self._last_kept = (record, _Kept(
                 len(findings),
                 sum(finding.kind not in _PLACED_KINDS for finding in findings),
