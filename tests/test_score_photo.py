@@ -1,5 +1,6 @@
 """`sheetscan score`: photos in, gardens and exact scores out; bad photos fail alone."""
 
+import gc
 import json
 
 import cv2
@@ -8,6 +9,8 @@ import pytest
 from conftest import SAMPLES, assert_read_or_flagged, truth
 
 from cli import app
+from sheetscan.design.layout import load_layout
+from sheetscan.reading.pipeline import read_photo
 from sheetscan.game.rules import CATEGORIES
 from sheetscan.lab.timing import TIMED_PHOTOS
 
@@ -25,6 +28,23 @@ def test_bundled_samples_read_to_their_true_garden_and_score(runner, level):
     assert list(sheet["score"]) == list(CATEGORIES)
     assert np.array(sheet["cell_confidence"]).shape == (6, 6)
     assert sheet["verdict"] in ("sure", "check") and (sheet["verdict"] == "sure") == (sheet["check"] == [])
+
+
+def test_a_read_leaves_no_reference_cycles():
+    # the decoder makes hundreds of thousands of small objects a hard sheet, with the collector
+    # paused (pipeline.collector_paused): each must go by its reference count, or the collector's
+    # pass after the sheet traverses them all (a recursive closure is such a cycle)
+    photo, layout = SAMPLES / "hard" / "0000.jpg", load_layout("print-and-play")
+    read_photo(photo, layout=layout)  # the networks and caches loaded
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        read_photo(photo, layout=layout)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def test_table_sample_gives_every_sheet_in_reading_order(runner):

@@ -216,23 +216,28 @@ def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hash
     """A maximum matching of items to distinct partners (augmenting paths): item index -> its
     partner, each item's possible partners being ``candidates[index]``."""
     owner: dict[Hashable, int] = {}
-
-    def place(index: int, visited: set[Hashable]) -> bool:
-        for partner in candidates[index]:
-            if partner in visited:
-                continue
-            visited.add(partner)
-            if partner not in owner or place(owner[partner], visited):
-                owner[partner] = index
-                return True
-        return False
-
     for index, partners in enumerate(candidates):
         if partners and partners[0] not in owner:
-            owner[partners[0]] = index  # what place() does first, without its call: the usual case
+            owner[partners[0]] = index  # what _placed() does first, without its call: the usual case
         elif partners:
-            place(index, set())
+            _placed(index, candidates, owner, set())
     return {index: partner for partner, index in owner.items()}
+
+
+def _placed(index: int, candidates: Sequence[Sequence[Hashable]], owner: dict[Hashable, int],
+            visited: set[Hashable]) -> bool:
+    """Whether item ``index`` finds a partner in ``owner`` by an augmenting path (owner updated).
+    Not a closure within maximum_matching: a function that calls itself by its closure is a
+    reference cycle that only the garbage collector frees, and the decoder matches tens of
+    thousands of turn logs a sheet."""
+    for partner in candidates[index]:
+        if partner in visited:
+            continue
+        visited.add(partner)
+        if partner not in owner or _placed(owner[partner], candidates, owner, visited):
+            owner[partner] = index
+            return True
+    return False
 
 
 def _match(slots: list[_Slot]) -> dict[int, Cell]:

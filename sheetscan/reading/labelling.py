@@ -125,42 +125,46 @@ def _ways_to_give_kinds(sizes: tuple[int, ...], counts: tuple[int, ...]) -> np.n
     A block keeps its kinds as bytes, so that a hard sheet's blocks take a few megabytes."""
     order = np.argsort(-np.array(sizes), kind="stable").tolist()
     ordered = [sizes[group] for group in order]
-    last = len(order) - 1
     suffixes = [tuple(ordered[position:]) for position in range(len(order))]
     blocks: dict[tuple, np.ndarray] = _remembered(("ways blocks",), dict)
 
-    def ways_on(position: int, left: tuple[int, ...], over: int) -> np.ndarray:
-        """The kinds of the groups from ``position`` on, each kind ``left`` cells (none below 0)."""
-        size = ordered[position]
-        if position == last:
-            found = np.array([kind for kind in range(len(KINDS)) if over + max(0, size - left[kind]) <= MAX_COUNT_SLACK],
-                             np.int8).reshape(-1, 1)
-        else:
-            parts, rows = [], 0
-            for kind in range(len(KINDS)):
-                more = max(0, size - left[kind])
-                if over + more > MAX_COUNT_SLACK:
-                    continue
-                state = (position + 1, (*left[:kind], max(left[kind] - size, 0), *left[kind + 1:]), over + more)
-                key = (suffixes[position + 1], *state[1:])
-                rest = blocks[key] if key in blocks else ways_on(*state)
-                if not len(rest):
-                    continue
-                part = np.empty((len(rest), len(order) - position), np.int8)
-                part[:, 0], part[:, 1:] = kind, rest
-                parts.append(part)
-                rows += len(rest)
-                if rows >= MAX_ASSIGNMENTS:
-                    break
-            found = np.concatenate(parts)[:MAX_ASSIGNMENTS] if parts else np.empty((0, len(order) - position), np.int8)
-        blocks[suffixes[position], left, over] = found
-        return found
-
-    in_order = ways_on(0, tuple(max(count, 0) for count in counts), 0)
+    in_order = _ways_on(0, tuple(max(count, 0) for count in counts), 0, ordered, suffixes, blocks)
     ways = np.empty((len(in_order), len(sizes)), int)
     ways[:, order] = in_order
     ways.flags.writeable = False  # shared by every labelling of a sheet
     return ways
+
+
+def _ways_on(position: int, left: tuple[int, ...], over: int, ordered: list[int], suffixes: list[tuple],
+             blocks: dict[tuple, np.ndarray]) -> np.ndarray:
+    """The kinds of the groups from ``position`` on (of sizes ``ordered``), each kind ``left``
+    cells (none below 0), ``over`` cells of slack used; each state's block kept in ``blocks``.
+    Not a closure within _ways_to_give_kinds: a function that calls itself by its closure is a
+    reference cycle, and the blocks with it would wait for the garbage collector."""
+    size, last = ordered[position], len(ordered) - 1
+    if position == last:
+        found = np.array([kind for kind in range(len(KINDS)) if over + max(0, size - left[kind]) <= MAX_COUNT_SLACK],
+                         np.int8).reshape(-1, 1)
+    else:
+        parts, rows = [], 0
+        for kind in range(len(KINDS)):
+            more = max(0, size - left[kind])
+            if over + more > MAX_COUNT_SLACK:
+                continue
+            state = (position + 1, (*left[:kind], max(left[kind] - size, 0), *left[kind + 1:]), over + more)
+            key = (suffixes[position + 1], *state[1:])
+            rest = blocks[key] if key in blocks else _ways_on(*state, ordered, suffixes, blocks)
+            if not len(rest):
+                continue
+            part = np.empty((len(rest), len(ordered) - position), np.int8)
+            part[:, 0], part[:, 1:] = kind, rest
+            parts.append(part)
+            rows += len(rest)
+            if rows >= MAX_ASSIGNMENTS:
+                break
+        found = np.concatenate(parts)[:MAX_ASSIGNMENTS] if parts else np.empty((0, len(ordered) - position), np.int8)
+    blocks[suffixes[position], left, over] = found
+    return found
 
 
 def _polish(problem: Problem, labels: np.ndarray, energy: float) -> tuple[np.ndarray, float]:
