@@ -224,12 +224,9 @@ def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hash
     return {index: partner for partner, index in owner.items()}
 
 
-def _placed(index: int, candidates: Sequence[Sequence[Hashable]], owner: dict[Hashable, int],
-            visited: set[Hashable]) -> bool:
-    """Whether item ``index`` finds a partner in ``owner`` by an augmenting path (owner updated).
-    Not a closure within maximum_matching: a function that calls itself by its closure is a
-    reference cycle that only the garbage collector frees, and the decoder matches tens of
-    thousands of turn logs a sheet."""
+def _placed(index: int, candidates: Sequence[Sequence[Hashable]], owner: dict[Hashable, int], visited: set) -> bool:
+    """Whether item ``index`` finds a partner by an augmenting path (``owner`` updated). Not a closure:
+    one that calls itself is a cycle only the garbage collector frees, and a decode matches thousands."""
     for partner in candidates[index]:
         if partner in visited:
             continue
