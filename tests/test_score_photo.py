@@ -10,9 +10,9 @@ from conftest import SAMPLES, assert_read_or_flagged, truth
 
 from cli import app
 from sheetscan.design.layout import load_layout
-from sheetscan.reading.pipeline import read_photo
 from sheetscan.game.rules import CATEGORIES
 from sheetscan.lab.timing import TIMED_PHOTOS
+from sheetscan.reading.pipeline import collector_paused, read_photo
 
 
 @pytest.mark.parametrize("level", ["scan", "phone"])
@@ -37,14 +37,9 @@ def test_a_read_leaves_no_reference_cycles():
     photo, layout = SAMPLES / "hard" / "0000.jpg", load_layout("print-and-play")
     read_photo(photo, layout=layout)  # the networks and caches loaded
     gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         read_photo(photo, layout=layout)
         assert gc.collect() == 0
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def test_table_sample_gives_every_sheet_in_reading_order(runner):
