@@ -1,19 +1,20 @@
 """The verdict: a sheet read with confidence is sure; any reading in doubt is named, least sure first."""
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
 from readings import box_reading, garden_reading
 
-from sheetscan.game.audit import audit
+from sheetscan.game.audit import audit, turn_log_findings
 from sheetscan.game.garden import SheetRecord, turn_text
-from sheetscan.game.rules import CATEGORIES
+from sheetscan.game.rules import CATEGORIES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.digits import DigitGroup
-from sheetscan.reading.verdict import numbers_read_by_groups, sheet_verdict
+from sheetscan.reading.verdict import log_vouched, numbers_read_by_groups, sheet_verdict
 
 
 def honest_game(seed: int) -> SheetRecord:
@@ -34,11 +35,17 @@ def _unfamiliar(record):
     return garden_reading(record, doubts)
 
 
+def _first_turn_unsure(boxes):
+    """``boxes`` with the first turn box read as it is, at 0.6: a turn log the verdict cannot lean on."""
+    return replace(boxes, turns=(tuple(replace(c, probability=0.6) for c in boxes.turns[0]), *boxes.turns[1:]))
+
+
 def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings_is_sure():
     record = honest_game(5)
     rules_give = score(record.garden).breakdown
     assert all(record.written[category] == rules_give[category] for category in record.written)
-    reading, boxes = _unfamiliar(record), box_reading(record)
+    # the written numbers' part alone: a turn box read unsurely, so the turn log does not vouch
+    reading, boxes = _unfamiliar(record), _first_turn_unsure(box_reading(record))
     assert not verdict_of(reading, boxes, record).sure  # every drawing in doubt
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
     # one number first read otherwise (the decoder keeps the right one): the other eight give it by the sum
@@ -49,13 +56,18 @@ def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings
     misread = first_read_otherwise(boxes, "moss")
     assert sheet_verdict(reading, misread, record, rules_give, (), sure_above=0.9).sure
     # two: the drawings stand unconfirmed
-    assert not sheet_verdict(reading, first_read_otherwise(misread, "total"), record, rules_give, (), sure_above=0.9).sure
+    two = first_read_otherwise(misread, "total")
+    assert not sheet_verdict(reading, two, record, rules_give, (), sure_above=0.9).sure
     # nor do they where one of the eight that vouch for the ninth was read unsurely
     unsure_total = replace(misread, written={**misread.written, "total": (Candidate(rules_give["total"], 0.5),)})
     assert not sheet_verdict(reading, unsure_total, record, rules_give, (), sure_above=0.9).sure
     # any finding: the sheet contradicts itself somewhere
     finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
     assert finding and not sheet_verdict(reading, boxes, record, rules_give, tuple(finding), sure_above=0.9).sure
+    # the turn log read surely vouches for the drawings the two numbers leave unconfirmed: each
+    # one's other reading would give another count of its kind than the dice gave
+    surely_logged = replace(two, turns=box_reading(record).turns)
+    assert sheet_verdict(reading, surely_logged, record, rules_give, (), sure_above=0.9).sure
 
 
 def test_a_confidently_read_sheet_is_sure():
@@ -238,3 +250,40 @@ def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_d
     # nor for a hundreds first read where none was written
     hundreds = {categories[0]: [(record.written[categories[0]] + 100, 0.7), (record.written[categories[0]], 0.3)]}
     assert numbers_read_by_groups(replace(box_reading(record, hundreds), digit_groups=(group,)), record) == set()
+
+
+def _swap_the_log_allows(record):
+    """Two drawn cells of different kinds whose kinds swapped still fit the turn log (a draw's two
+    decorations in its row or column), and the swapped garden."""
+    cells = [cell for cell, _ in record.garden.decorated_cells()]
+    for first, second in itertools.combinations(cells, 2):
+        a, b = record.garden.decoration(first), record.garden.decoration(second)
+        if a is not b and Decoration.TREE not in (a, b):
+            swapped = record.garden.with_cell(first, b).with_cell(second, a)
+            if not turn_log_findings(swapped, record.turns) and score(swapped).total != score(record.garden).total:
+                return first, second, swapped
+    raise AssertionError("no swap the log allows")
+
+
+def test_the_turn_log_vouches_for_doubtful_drawings_unless_two_could_trade_kinds():
+    record = honest_game(5)
+    rules_give = score(record.garden).breakdown
+    first, second, swapped = _swap_the_log_allows(record)
+    a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
+    # the categories the swap changes, their numbers first read otherwise: nothing written vouches
+    changed = [category for category in CATEGORIES if score(swapped).breakdown[category] != rules_give[category]]
+    boxes = box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
+                                 for category in changed})
+    one_in_doubt = garden_reading(record, {first: {a: 0.6, b: 0.4}})
+    both_in_doubt = garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
+    # one cell read otherwise gives another count of a kind than the dice: the log rules it out
+    assert log_vouched(one_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+    # two read otherwise trade kinds within the log: nothing rules that out
+    assert not log_vouched(both_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+    assert not sheet_verdict(both_in_doubt, boxes, record, rules_give, (), sure_above=0.9).sure
+    # unless a number first read as the rules give, surely, would change with it
+    assert log_vouched(both_in_doubt, box_reading(record), record, rules_give, (), sure_above=0.9)
+    # no finding may stand (a leaf too many), and every turn must be first read surely
+    finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
+    assert finding and not log_vouched(one_in_doubt, boxes, record, rules_give, tuple(finding), sure_above=0.9)
+    assert not log_vouched(one_in_doubt, _first_turn_unsure(boxes), record, rules_give, (), sure_above=0.9)
