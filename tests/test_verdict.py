@@ -7,14 +7,14 @@ import numpy as np
 from readings import box_reading, garden_reading
 
 from sheetscan.game.audit import audit, turn_log_findings
-from sheetscan.game.garden import SheetRecord, turn_text
-from sheetscan.game.rules import CATEGORIES, Decoration
+from sheetscan.game.garden import SheetRecord, TurnKind, turn_text
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
 from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.digits import DigitGroup
-from sheetscan.reading.verdict import log_vouched, numbers_read_by_groups, sheet_verdict
+from sheetscan.reading.verdict import MAX_TURNS_OTHERWISE, log_vouched, numbers_read_by_groups, sheet_verdict
 
 
 def honest_game(seed: int) -> SheetRecord:
@@ -191,12 +191,17 @@ def test_two_signs_are_borne_out_where_the_drawings_and_turn_boxes_alone_decode_
     assert verdict(both, record).sure  # the garden and log stand without the numbers, which bear them out
     assert not verdict(both, another_garden).sure  # the garden was fitted to the numbers
     assert not verdict(both, log_as_first_read).sure  # the log was
-    # asked only where it decides: not where all nine numbers bear the sheet out, nor where two
-    # numbers read otherwise leave eight that cannot give the ninth
+    # asked only where it decides: not where all nine numbers bear the sheet out
     asked.clear()
     assert verdict(moved, another_garden).sure
-    assert not verdict(_first_read_otherwise(both, rules_give, "bamboo"), record).sure
     assert asked == []
+    # two numbers read otherwise leave eight that cannot give the ninth; the turn log, read surely
+    # but for the moved turn, vouches for the drawings where garden and log stand without the numbers
+    two_otherwise = _first_read_otherwise(both, rules_give, "bamboo")
+    assert verdict(two_otherwise, record).sure
+    assert not verdict(two_otherwise, another_garden).sure
+    assert not verdict(two_otherwise, log_as_first_read).sure
+    assert asked == [record, another_garden, log_as_first_read]  # once a verdict
 
 
 def _numbers_sharing_a_units_digit():
@@ -287,3 +292,37 @@ def test_the_turn_log_vouches_for_doubtful_drawings_unless_two_could_trade_kinds
     finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
     assert finding and not log_vouched(one_in_doubt, boxes, record, rules_give, tuple(finding), sure_above=0.9)
     assert not log_vouched(one_in_doubt, _first_turn_unsure(boxes), record, rules_give, (), sure_above=0.9)
+
+
+def test_a_turn_the_decoder_took_otherwise_vouches_only_where_its_first_reading_rules_the_cells_out_too():
+    record = honest_game(5)
+    rules_give = score(record.garden).breakdown
+    first, second, swapped = _swap_the_log_allows(record)
+    a, b = record.garden.decoration(first), record.garden.decoration(second)
+    # a draw first read with b's die for one of a's: the garden with ``first`` read as b fits that log
+    die_of = {decoration: die for die, decoration in DEFAULT_DICE_FACES.items()}
+    read_as_b = record.garden.with_cell(first, b)
+    index, misread = next((index, replace(turn, dice=tuple(die_of[b] if k == position else d for k, d in enumerate(turn.dice))))
+                          for index, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW
+                          for position, die in enumerate(turn.dice) if die == die_of[a]
+                          if not turn_log_findings(read_as_b, record.turns[:index] + (replace(turn, dice=tuple(
+                              die_of[b] if k == position else d for k, d in enumerate(turn.dice))),) + record.turns[index + 1:]))
+    turns = list(box_reading(record).turns)
+    turns[index] = (Candidate(misread, 0.6), Candidate(record.turns[index], 0.4))  # kept as played, against the first reading
+    boxes = replace(box_reading(record), turns=tuple(turns))
+    changed = [category for category in CATEGORIES if score(read_as_b).breakdown[category] != rules_give[category]]
+    boxes = replace(boxes, written={**boxes.written, **{category: (Candidate(rules_give[category] + 1, 0.6),
+                                                                   Candidate(rules_give[category], 0.4)) for category in changed}})
+    one_in_doubt = garden_reading(record, {first: {a.category: 0.6, b.category: 0.4}})
+    # as kept, the log rules ``first`` read as b out (another count of each kind); as first read it does not
+    assert log_vouched(one_in_doubt, replace(boxes, turns=box_reading(record).turns), record, rules_give, (), sure_above=0.9)
+    assert not log_vouched(one_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+    # where only other cells are in doubt, a turn taken otherwise leaves the log's word standing
+    other_cell = next(cell for cell, decoration in record.garden.decorated_cells() if decoration not in (a, b))
+    other_kind = record.garden.decoration(other_cell).category
+    elsewhere = garden_reading(record, {other_cell: {other_kind: 0.6, "moss" if other_kind != "moss" else "rock": 0.4}})
+    assert log_vouched(elsewhere, boxes, record, rules_give, (), sure_above=0.9)
+    # but not past MAX_TURNS_OTHERWISE such turns
+    many = [(Candidate(record.turns[i + 1], 0.6), Candidate(record.turns[i], 0.4)) if i < MAX_TURNS_OTHERWISE + 1 else t
+            for i, t in enumerate(boxes.turns)]
+    assert not log_vouched(elsewhere, replace(boxes, turns=tuple(many)), record, rules_give, (), sure_above=0.9)

@@ -40,10 +40,13 @@ eight numbers that give the ninth vouch for it. That bench scan's sheet decodes 
 The turn log, read surely, vouches for drawings as well (log_vouched): the dice give how many of
 each kind were drawn and each turn's row or column, so a doubtful cell read otherwise mostly
 leaves the log; where two read otherwise could trade kinds within it, a surely read number that
-agrees must change with them. Two or more numbers first read otherwise (a writer's digits the
-decoder took as the rules give) then leave the sheet sure. On validation photos (seeds 77-83,
-655 held-out sheets) 9 more sheets sure, all exact; with a player's own mistake allowed, 36 more,
-but 2 wrong (a confident turn misread; two drawings swapped with confidence), so not.
+agrees must change with them. A turn or two the decoder took otherwise weigh both ways: the
+cells' other readings must fit the log neither as kept nor as first read; a moved turn among them
+is the sign it is above, borne out only where garden and log stand without the numbers. Two or more numbers
+first read otherwise (a writer's digits the decoder took as the rules give) then leave the sheet
+sure. On validation photos (seeds 77-83, 655 held-out sheets) 25 more sheets sure, all exact;
+with a player's own mistake allowed, 36 more with the turns as first read alone, but 2 wrong (a
+confident turn misread; two drawings swapped with confidence), so not.
 """
 
 from __future__ import annotations
@@ -51,10 +54,11 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable, Iterator, Mapping
 
 from sheetscan.game.audit import Finding, turn_log_findings
-from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, turn_text
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, turn_text
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.reading.boxes import BoxReading, Candidate, number_digits
@@ -77,6 +81,11 @@ MOVED_TURN_SURE = 0.2
 # at least this. On validation photos every reading so offered, alone, changed the kinds the log
 # gives or a category whose written number agrees.
 OTHER_READING_ABOVE = 0.01
+# Turn boxes the decoder may have taken otherwise than first read on a sheet the log vouches for:
+# each doubtful cell's other readings are weighed against the log with any of them as first read
+# too (2 ** this logs). Validation (seeds 77-83, 655 held-out sheets): with none, 9 sheets more sure
+# than without the log's vouching; with up to 2, 25, all exact.
+MAX_TURNS_OTHERWISE = 2
 
 
 @dataclass(frozen=True)
@@ -248,29 +257,46 @@ def _kinds(garden: Garden) -> Counter[Decoration]:
     return Counter(decoration for _, decoration in garden.decorated_cells())
 
 
+def _logs_as_kept_or_read(turns: tuple[Turn, ...], boxes: BoxReading, otherwise: list[int]) -> list[tuple[Turn, ...]]:
+    """The turn log as kept (``turns``, first), then with each set of the turns ``otherwise`` as
+    first read instead."""
+    logs = [turns]
+    for count in range(1, len(otherwise) + 1):
+        for as_read in itertools.combinations(otherwise, count):
+            logs.append(tuple(boxes.turns[index][0].value if index in as_read else turn for index, turn in enumerate(turns)))
+    return logs
+
+
 def log_vouched(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
                 findings: tuple[Finding, ...], sure_above: float = SURE_ABOVE, rules: RuleSet = RuleSet(),
                 dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> bool:
-    """Whether the turn log, read surely, vouches for the garden's doubtful cells: no finding at
-    all (the garden fits the log, and every number kept is what the rules give), every turn kept
-    as first read with at least ``sure_above``, and each doubtful cell's other readings, alone or
-    two at once, either fit the log no more (another count of a kind, a turn it cannot place) or
-    change a category (or the total) whose written number was first read, surely, as the rules
-    give. Numbers the decoder took otherwise, a writer's digits misread, then need not vouch."""
-    if findings or record.turns is None or not all(
-            turn == candidates[0].value and candidates[0].probability >= sure_above
-            for turn, candidates in zip(record.turns, boxes.turns, strict=True)):
+    """Whether the turn log vouches for the garden's doubtful cells: no finding at all (the garden
+    fits the log, and every number kept is what the rules give); every turn box first read with at
+    least ``sure_above`` and kept so, but for at most MAX_TURNS_OTHERWISE the decoder took
+    otherwise; and each doubtful cell's other readings, alone or two at once, either fit no log
+    the turns give (as kept, or any of those as first read: another count of a kind, a turn it
+    cannot place) or change a category (or the total) whose written number was first read, surely,
+    as the rules give. Numbers the decoder took otherwise, a writer's digits misread, then need
+    not vouch."""
+    if findings or record.turns is None:
         return False
+    otherwise = [index for index, (turn, candidates) in enumerate(zip(record.turns, boxes.turns, strict=True))
+                 if turn != candidates[0].value]
+    if len(otherwise) > MAX_TURNS_OTHERWISE or any(
+            candidates[0].probability < sure_above for index, candidates in enumerate(boxes.turns) if index not in otherwise):
+        return False
+    logs = _logs_as_kept_or_read(record.turns, boxes, otherwise)
     agreeing = [category for category, candidates in boxes.written.items()
                 if candidates[0].value == rules_give.get(category) and candidates[0].probability >= sure_above]
     kinds = _kinds(record.garden)
     for garden in _gardens_read_otherwise(reading, record.garden, doubtful_cells(reading, record.garden, sure_above)):
-        # another count of a kind is another log (the dice give each turn's kinds): no need to match it
-        if _kinds(garden) != kinds or turn_log_findings(garden, record.turns, dice_faces):
-            continue
-        points = score(garden, rules).breakdown
-        if all(points[category] == rules_give[category] for category in agreeing):
-            return False
+        # another count of a kind than the kept log's is another log (the dice give each turn's
+        # kinds): no need to match it to that one
+        if any(not turn_log_findings(garden, log, dice_faces) for log in logs
+               if log is not record.turns or _kinds(garden) == kinds):
+            points = score(garden, rules).breakdown
+            if all(points[category] == rules_give[category] for category in agreeing):
+                return False
     return True
 
 
@@ -284,20 +310,32 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out.
     ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
     (asked only where it decides: a moved turn and a number read otherwise)."""
+    if not corroboration:
+        return _doubts(reading, boxes, record, rules_give, findings, sure_above)
     moved = moved_turn_doubts(boxes, record)
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
-    # log stand without them
-    if corroboration and corroborated(boxes, rules_give, findings, record, sure_above, all_but_one=not moved):
+    # log stand without them; and the log vouches for the drawings with such a turn only so too
+    if corroborated(boxes, rules_give, findings, record, sure_above, all_but_one=not moved):
         return Verdict(())
-    if (corroboration and moved and decoded_without_numbers is not None
-            and corroborated(boxes, rules_give, findings, record, sure_above)
-            and _same_garden_and_log(decoded_without_numbers(), record)):
+
+    @cache
+    def stand_without_numbers() -> bool:
+        return decoded_without_numbers is not None and _same_garden_and_log(decoded_without_numbers(), record)
+
+    if moved and corroborated(boxes, rules_give, findings, record, sure_above) and stand_without_numbers():
         return Verdict(())
-    if corroboration and log_vouched(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces):
+    if (log_vouched(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces)
+            and (not moved or stand_without_numbers())):
         return Verdict(())
+    return _doubts(reading, boxes, record, rules_give, findings, sure_above)
+
+
+def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
+            findings: tuple[Finding, ...], sure_above: float) -> Verdict:
+    """The verdict "check", with every reading in doubt, least sure first."""
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
-              + moved + finding_doubts(findings))
+              + moved_turn_doubts(boxes, record) + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
 
 
