@@ -294,35 +294,43 @@ def test_the_turn_log_vouches_for_doubtful_drawings_unless_two_could_trade_kinds
     assert not log_vouched(one_in_doubt, _first_turn_unsure(boxes), record, rules_give, (), sure_above=0.9)
 
 
+def _draw_first_read_with(record, die, other_die, garden):
+    """A draw turn of ``record`` with ``die`` read as ``other_die``, whose log then fits
+    ``garden``: (its index, the turn so read)."""
+    for index, turn in enumerate(record.turns):
+        for position, rolled in enumerate(turn.dice if turn.kind is TurnKind.DRAW else ()):
+            if rolled == die:
+                misread = replace(turn, dice=tuple(other_die if k == position else d for k, d in enumerate(turn.dice)))
+                if not turn_log_findings(garden, record.turns[:index] + (misread,) + record.turns[index + 1:]):
+                    return index, misread
+    raise AssertionError("no draw whose misread die fits the garden")
+
+
 def test_a_turn_the_decoder_took_otherwise_vouches_only_where_its_first_reading_rules_the_cells_out_too():
     record = honest_game(5)
     rules_give = score(record.garden).breakdown
-    first, second, swapped = _swap_the_log_allows(record)
+    first, second, _ = _swap_the_log_allows(record)
     a, b = record.garden.decoration(first), record.garden.decoration(second)
     # a draw first read with b's die for one of a's: the garden with ``first`` read as b fits that log
     die_of = {decoration: die for die, decoration in DEFAULT_DICE_FACES.items()}
     read_as_b = record.garden.with_cell(first, b)
-    index, misread = next((index, replace(turn, dice=tuple(die_of[b] if k == position else d for k, d in enumerate(turn.dice))))
-                          for index, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW
-                          for position, die in enumerate(turn.dice) if die == die_of[a]
-                          if not turn_log_findings(read_as_b, record.turns[:index] + (replace(turn, dice=tuple(
-                              die_of[b] if k == position else d for k, d in enumerate(turn.dice))),) + record.turns[index + 1:]))
+    index, misread = _draw_first_read_with(record, die_of[a], die_of[b], read_as_b)
     turns = list(box_reading(record).turns)
-    turns[index] = (Candidate(misread, 0.6), Candidate(record.turns[index], 0.4))  # kept as played, against the first reading
-    boxes = replace(box_reading(record), turns=tuple(turns))
+    turns[index] = (Candidate(misread, 0.6), Candidate(record.turns[index], 0.4))  # kept as played, not as read
     changed = [category for category in CATEGORIES if score(read_as_b).breakdown[category] != rules_give[category]]
-    boxes = replace(boxes, written={**boxes.written, **{category: (Candidate(rules_give[category] + 1, 0.6),
-                                                                   Candidate(rules_give[category], 0.4)) for category in changed}})
+    boxes = box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
+                                 for category in changed})
     one_in_doubt = garden_reading(record, {first: {a.category: 0.6, b.category: 0.4}})
     # as kept, the log rules ``first`` read as b out (another count of each kind); as first read it does not
-    assert log_vouched(one_in_doubt, replace(boxes, turns=box_reading(record).turns), record, rules_give, (), sure_above=0.9)
-    assert not log_vouched(one_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+    assert log_vouched(one_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+    turn_otherwise = replace(boxes, turns=tuple(turns))
+    assert not log_vouched(one_in_doubt, turn_otherwise, record, rules_give, (), sure_above=0.9)
     # where only other cells are in doubt, a turn taken otherwise leaves the log's word standing
     other_cell = next(cell for cell, decoration in record.garden.decorated_cells() if decoration not in (a, b))
     other_kind = record.garden.decoration(other_cell).category
     elsewhere = garden_reading(record, {other_cell: {other_kind: 0.6, "moss" if other_kind != "moss" else "rock": 0.4}})
-    assert log_vouched(elsewhere, boxes, record, rules_give, (), sure_above=0.9)
+    assert log_vouched(elsewhere, turn_otherwise, record, rules_give, (), sure_above=0.9)
     # but not past MAX_TURNS_OTHERWISE such turns
-    many = [(Candidate(record.turns[i + 1], 0.6), Candidate(record.turns[i], 0.4)) if i < MAX_TURNS_OTHERWISE + 1 else t
-            for i, t in enumerate(boxes.turns)]
+    many = [(Candidate(record.turns[i + 1], 0.6), Candidate(record.turns[i], 0.4)) if i <= MAX_TURNS_OTHERWISE else read
+            for i, read in enumerate(turn_otherwise.turns)]
     assert not log_vouched(elsewhere, replace(boxes, turns=tuple(many)), record, rules_give, (), sure_above=0.9)

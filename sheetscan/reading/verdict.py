@@ -42,9 +42,9 @@ each kind were drawn and each turn's row or column, so a doubtful cell read othe
 leaves the log; where two read otherwise could trade kinds within it, a surely read number that
 agrees must change with them. A turn or two the decoder took otherwise weigh both ways: the
 cells' other readings must fit the log neither as kept nor as first read; a moved turn among them
-is the sign it is above, borne out only where garden and log stand without the numbers. Two or more numbers
-first read otherwise (a writer's digits the decoder took as the rules give) then leave the sheet
-sure. On validation photos (seeds 77-83, 655 held-out sheets) 25 more sheets sure, all exact;
+is the sign it is above, borne out only where garden and log stand without the numbers. Two or
+more numbers first read otherwise (a writer's digits the decoder took as the rules give) then
+leave the sheet sure. On validation photos (seeds 77-83, 655 held-out sheets) 25 more sheets sure, all exact;
 with a player's own mistake allowed, 36 more with the turns as first read alone, but 2 wrong (a
 confident turn misread; two drawings swapped with confidence), so not.
 """
@@ -145,7 +145,8 @@ def cell_doubts(reading: GardenReading, record: SheetRecord, sure_above: float) 
     garden = record.garden
     for r, c in doubtful_cells(reading, garden, sure_above):
         name = DECORATION_CLASSES[_kept_class(garden, (r, c))]
-        said = ("tree with its Spring/Summer mark" if name == "tree_late" else name) + (" in water" if garden.is_water((r, c)) else "")
+        said = "tree with its Spring/Summer mark" if name == "tree_late" else name
+        said += " in water" if garden.is_water((r, c)) else ""
         doubts.append(Doubt(f"cell ({r + 1},{c + 1})", _cell_confidence(reading, garden, (r, c)), said))
     return doubts
 
@@ -263,7 +264,8 @@ def _logs_as_kept_or_read(turns: tuple[Turn, ...], boxes: BoxReading, otherwise:
     logs = [turns]
     for count in range(1, len(otherwise) + 1):
         for as_read in itertools.combinations(otherwise, count):
-            logs.append(tuple(boxes.turns[index][0].value if index in as_read else turn for index, turn in enumerate(turns)))
+            logs.append(tuple(boxes.turns[index][0].value if index in as_read else turn
+                              for index, turn in enumerate(turns)))
     return logs
 
 
@@ -282,8 +284,8 @@ def log_vouched(reading: GardenReading, boxes: BoxReading, record: SheetRecord, 
         return False
     otherwise = [index for index, (turn, candidates) in enumerate(zip(record.turns, boxes.turns, strict=True))
                  if turn != candidates[0].value]
-    if len(otherwise) > MAX_TURNS_OTHERWISE or any(
-            candidates[0].probability < sure_above for index, candidates in enumerate(boxes.turns) if index not in otherwise):
+    if len(otherwise) > MAX_TURNS_OTHERWISE or any(candidates[0].probability < sure_above for index, candidates
+                                                   in enumerate(boxes.turns) if index not in otherwise):
         return False
     logs = _logs_as_kept_or_read(record.turns, boxes, otherwise)
     agreeing = [category for category, candidates in boxes.written.items()
@@ -307,8 +309,8 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
                   rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> Verdict:
     """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, whose garden
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
-    reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out.
-    ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
+    reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out: its
+    written numbers (corroborated) or its turn log (log_vouched). ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
     (asked only where it decides: a moved turn and a number read otherwise)."""
     if not corroboration:
         return _doubts(reading, boxes, record, rules_give, findings, sure_above)
@@ -333,7 +335,8 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
 
 def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
             findings: tuple[Finding, ...], sure_above: float) -> Verdict:
-    """The verdict "check", with every reading in doubt, least sure first."""
+    """The verdict by the readings alone: sure where none is in doubt, else each doubt, least
+    sure first."""
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
               + moved_turn_doubts(boxes, record) + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
