@@ -45,12 +45,9 @@ cells' other readings must fit the log neither as kept nor as first read; a move
 is the sign it is above, borne out only where garden and log stand without the numbers. Two or
 more numbers first read otherwise (a writer's digits the decoder took as the rules give) then
 leave the sheet sure. An other reading that changes no category's points at all leaves the score standing.
-A player's own mistake in one category, which no written number can vouch for, stands where
-every box was read surely as first read, the log vouches for the doubtful cells, and no garden a
-small misreading away (two drawings swapped, a mark or a terrain the other way, anywhere; the
-doubtful cells read otherwise) fits the log and gives every number as written (slip_stands): so
-two drawings misread with confidence, a swap, do not pass for the player's slip. Validation
-figures: docs/benchmarks.md (forty-fifth round).
+A player's own mistake is not vouched for so: the slipped category's drawings have no number to
+stand on, and a turn misread with confidence can make a misread drawing fit (docs/benchmarks.md,
+forty-fifth round).
 """
 
 from __future__ import annotations
@@ -307,45 +304,6 @@ def log_vouched(reading: GardenReading, boxes: BoxReading, record: SheetRecord, 
     return True
 
 
-def _gardens_near(reading: GardenReading, garden: Garden, sure_above: float) -> Iterator[Garden]:
-    """``garden`` one small misreading away: two drawings of other kinds swapped, a cell's terrain
-    or a tree's mark the other way, anywhere; its doubtful cells read otherwise (alone, by two)."""
-    decorated = [(cell, (decoration, cell in garden.tree_late)) for cell, decoration in garden.decorated_cells()]
-    for (first, (kind, late)), (second, (other_kind, other_late)) in itertools.combinations(decorated, 2):
-        if (kind, late) != (other_kind, other_late):
-            yield garden.with_cell(first, other_kind, late=other_late).with_cell(second, kind, late=late)
-    for cell in ALL_CELLS:
-        yield garden.with_cell(cell, water=not garden.is_water(cell))
-        if garden.decoration(cell) is Decoration.TREE:
-            yield garden.with_cell(cell, late=cell not in garden.tree_late)
-    yield from _gardens_read_otherwise(reading, garden, doubtful_cells(reading, garden, sure_above))
-
-
-def slip_stands(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
-                findings: tuple[Finding, ...], sure_above: float = SURE_ABOVE, rules: RuleSet = RuleSet(),
-                dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> bool:
-    """Whether a player's own mistake the audit reports stands: the only findings the player's
-    arithmetic, in one category at most besides the total; every turn box and written number kept
-    as first read with at least ``sure_above``; the turn log vouching for the doubtful cells
-    (log_vouched, the numbers that differ vouching for nothing); and no garden a small misreading
-    away (_gardens_near) that fits the log and gives every number as written, which would explain
-    the mistake away."""
-    written = record.written
-    if (not findings or any(finding.kind not in PLAYERS_ARITHMETIC for finding in findings) or written is None
-            or record.turns is None or sum(written.get(c) != rules_give[c] for c in CATEGORIES[:-1]) > 1):
-        return False
-    kept_and_read = [*zip(record.turns, boxes.turns, strict=True),
-                     *((written.get(category), candidates) for category, candidates in boxes.written.items())]
-    if any(kept != read[0].value or read[0].probability < sure_above for kept, read in kept_and_read):
-        return False
-    if not log_vouched(reading, boxes, record, rules_give, (), sure_above, rules, dice_faces):
-        return False
-    kinds = _kinds(record.garden)
-    return not any(_kinds(garden) == kinds and not turn_log_findings(garden, record.turns, dice_faces)
-                   and score(garden, rules).breakdown == dict(written)
-                   for garden in _gardens_near(reading, record.garden, sure_above))
-
-
 def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
                   findings: tuple[Finding, ...] = (), *, sure_above: float = SURE_ABOVE,
                   corroboration: bool = True,
@@ -373,8 +331,6 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
         return Verdict(())
     if (log_vouched(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces)
             and (not moved or stand_without_numbers())):
-        return Verdict(())
-    if slip_stands(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces):
         return Verdict(())
     return _doubts(reading, boxes, record, rules_give, findings, sure_above)
 
