@@ -38,16 +38,16 @@ Both signs are borne out where the drawings and turn boxes alone, decoded withou
 numbers, give the same garden and turn log: the garden was not fitted to the numbers, and the
 eight numbers that give the ninth vouch for it. That bench scan's sheet decodes to another garden.
 The turn log, read surely, vouches for drawings as well (log_vouched): the dice give how many of
-each kind were drawn and each turn's row or column, so a doubtful cell read otherwise mostly
-leaves the log; where two read otherwise could trade kinds within it, a surely read number that
-agrees must change with them. A turn or two the decoder took otherwise weigh both ways: the
-cells' other readings must fit the log neither as kept nor as first read; a moved turn among them
-is the sign it is above, borne out only where garden and log stand without the numbers. Two or
-more numbers first read otherwise (a writer's digits the decoder took as the rules give) then
-leave the sheet sure. An other reading that changes no category's points at all leaves the score standing.
-A player's own mistake is not vouched for so: the slipped category's drawings have no number to
-stand on, and a turn misread with confidence can make a misread drawing fit (docs/benchmarks.md,
-forty-fifth round).
+each kind were drawn and each turn's row or column, so a doubtful cell read otherwise mostly leaves
+the log; where two read otherwise could trade kinds within it, a surely read number that agrees
+must change with them. A turn or two the decoder took otherwise weigh both ways: the cells' other
+readings must fit the log neither as kept nor as first read; a moved turn among them is the sign it
+is above, borne out only where garden and log stand without the numbers. Two or more numbers first
+read otherwise (a writer's digits the decoder took as the rules give) then leave the sheet sure. An
+other reading that changes no category's points at all leaves the score standing. A player's own
+mistake is not vouched for so: the slipped category's drawings have no number to stand on, and a
+turn misread with confidence can make a misread drawing fit (docs/benchmarks.md, forty-fifth
+round).
 """
 
 from __future__ import annotations
