@@ -312,11 +312,12 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, whose garden
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out: its
-    written numbers (corroborated) or its turn log (log_vouched). ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
-    (asked only where it decides: a moved turn and a number read otherwise)."""
-    if not corroboration:
-        return _doubts(reading, boxes, record, rules_give, findings, sure_above)
+    written numbers (corroborated) or its turn log (log_vouched). ``decoded_without_numbers``
+    gives the record its drawings and turn boxes alone decode to (asked only where it decides: a
+    moved turn and a number read otherwise)."""
     moved = moved_turn_doubts(boxes, record)
+    if not corroboration:
+        return _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
     # log stand without them; and the log vouches for the drawings with such a turn only so too
@@ -332,15 +333,15 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     if (log_vouched(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces)
             and (not moved or stand_without_numbers())):
         return Verdict(())
-    return _doubts(reading, boxes, record, rules_give, findings, sure_above)
+    return _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
 
 
 def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
-            findings: tuple[Finding, ...], sure_above: float) -> Verdict:
-    """The verdict by the readings alone: sure where none is in doubt, else each doubt, least
-    sure first."""
+            findings: tuple[Finding, ...], sure_above: float, moved: list[Doubt]) -> Verdict:
+    """The verdict by the readings alone (``moved``: the turns moved against the networks): sure
+    where none is in doubt, else each doubt, least sure first."""
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
-              + moved_turn_doubts(boxes, record) + finding_doubts(findings))
+              + moved + finding_doubts(findings))
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
 
 
