@@ -258,6 +258,13 @@ def test_numbers_read_otherwise_only_in_a_digit_written_alike_and_taken_as_one_d
     assert numbers_read_by_groups(replace(box_reading(record, hundreds), digit_groups=(group,)), record) == set()
 
 
+def _numbers_read_otherwise(record, rules_give, categories):
+    """``record``'s boxes read surely, but the numbers of ``categories`` first read one more than
+    the rules give (60%)."""
+    return box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
+                                for category in categories})
+
+
 def _swaps_the_log_allows(record, same_points=False):
     """Each two drawn cells of different kinds whose kinds swapped still fit the turn log (a draw's
     two decorations in its row or column), with the swapped garden: those whose total differs, or
@@ -287,8 +294,7 @@ def test_the_turn_log_vouches_for_doubtful_drawings_unless_two_could_trade_kinds
     a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
     # the categories the swap changes, their numbers first read otherwise: nothing written vouches
     changed = [category for category in CATEGORIES if score(swapped).breakdown[category] != rules_give[category]]
-    boxes = box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
-                                 for category in changed})
+    boxes = _numbers_read_otherwise(record, rules_give, changed)
     one_in_doubt = garden_reading(record, {first: {a: 0.6, b: 0.4}})
     both_in_doubt = garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
     # one cell read otherwise gives another count of a kind than the dice: the log rules it out
@@ -311,8 +317,7 @@ def test_two_doubtful_drawings_that_could_trade_kinds_without_moving_a_point_lea
     neutral = garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
     rules_give = score(record.garden).breakdown
     # no number read as the rules give: only the points, unmoved by the trade, vouch
-    unconfirmed = box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
-                                       for category in CATEGORIES})
+    unconfirmed = _numbers_read_otherwise(record, rules_give, CATEGORIES)
     assert log_vouched(neutral, unconfirmed, record, rules_give, (), sure_above=0.9)
 
 
@@ -340,8 +345,7 @@ def test_a_turn_the_decoder_took_otherwise_vouches_only_where_its_first_reading_
     turns = list(box_reading(record).turns)
     turns[index] = (Candidate(misread, 0.6), Candidate(record.turns[index], 0.4))  # kept as played, not as read
     changed = [category for category in CATEGORIES if score(read_as_b).breakdown[category] != rules_give[category]]
-    boxes = box_reading(record, {category: [(rules_give[category] + 1, 0.6), (rules_give[category], 0.4)]
-                                 for category in changed})
+    boxes = _numbers_read_otherwise(record, rules_give, changed)
     one_in_doubt = garden_reading(record, {first: {a.category: 0.6, b.category: 0.4}})
     # as kept, the log rules ``first`` read as b out (another count of each kind); as first read it does not
     assert log_vouched(one_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
