@@ -139,6 +139,8 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     assert audit["sheets_written_wrong"] + audit["sheets_written_right"] == 4
     for key in ("turn_symbols", "turn_symbols_raw", "marks", "written_numbers", "written_numbers_raw"):
         assert 0.9 <= audit[key] <= 1, key  # four clean scans: nearly every box reads right
+    sure = audit["sheets_sure"] * 4
+    assert sure == round(sure) and audit["wrong_totals_marked_sure"] == round(sure * (1 - audit["exact_total_when_sure"]))
     result = runner.invoke(app, ["bench", "audit", "--n", "2", "--seed", "5", "--level", "scan", "--layout", "pad", "--json"])
     pad = json.loads(result.stdout.strip().splitlines()[-1])
     assert pad["layout"] == "pad" and pad["sheets"] == 2 and pad["turn_symbols"] >= 0.9  # the pad's boxes, read as its own
@@ -155,6 +157,24 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
     for share in ("exact_total", "right_winner"):
         low, high = table[f"{share}_interval"]
         assert 0 <= low <= table[share] <= high <= 1 and high - low > 0.3  # one table: a wide interval
+
+
+def test_bench_audit_tells_the_sure_sheets_exact_and_wrong_apart():
+    from types import SimpleNamespace
+
+    from sheetscan.lab.bench import _verdict_tallies
+
+    def sheet(total, sure):
+        return SimpleNamespace(score=SimpleNamespace(breakdown={"total": total}), verdict=SimpleNamespace(sure=sure))
+
+    right = {"score": {"moss": 3, "total": 3}, "written": {"moss": 3, "total": 3}}
+    slipped = {"score": {"moss": 3, "total": 3}, "written": {"moss": 4, "total": 4}}
+    assert _verdict_tallies(right, sheet(3, True)) == {"exact_total": True, "sure": True, "sure_exact": True,
+                                                       "wrong_sure": False}
+    # the garden fitted to the player's 4: sure, and wrong
+    assert _verdict_tallies(slipped, sheet(4, True)) == {"exact_total": False, "sure": True, "sure_exact": False,
+                                                         "wrong_sure": True}
+    assert _verdict_tallies(slipped, sheet(3, False))["exact_total"] and not _verdict_tallies(slipped, sheet(3, False))["sure"]
 
 
 @pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])

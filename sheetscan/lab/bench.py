@@ -249,7 +249,16 @@ def _audit_tallies(truth: dict, sheet) -> dict:
     tally["wrong_flagged"] = bool(mistaken) and mistaken <= flagged
     tally["right_sheets"] = not mistaken
     tally["false_difference"] = not mistaken and bool(flagged)
-    return tally
+    return tally | _verdict_tallies(truth, sheet)
+
+
+def _verdict_tallies(truth: dict, sheet) -> dict[str, bool]:
+    """One sheet's verdict against its truth: exact, sure, both; and sure where the player wrote a
+    mistake (the decoder may have fitted a misread garden to it)."""
+    exact = sheet.score.breakdown["total"] == truth["score"]["total"]
+    sure = sheet.verdict.sure
+    return {"exact_total": exact, "sure": sure, "sure_exact": sure and exact,
+            "wrong_sure": sure and bool(_mistaken_categories(truth))}
 
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
@@ -293,6 +302,13 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
         "wrong_flagged": share("wrong_flagged", "wrong_sheets"),
         "sheets_written_right": totals.get("right_sheets", 0),
         "false_difference": share("false_difference", "right_sheets"),
+        # the verdict where players err: sheets marked sure, the exact totals among them, and the
+        # sure sheets written wrong (where the decoder may have fitted a misread garden to a mistake)
+        "exact_total": share("exact_total", "sheets"),
+        "sheets_sure": share("sure", "sheets"),
+        "exact_total_when_sure": share("sure_exact", "sure"),
+        "wrong_totals_marked_sure": totals.get("sure", 0) - totals.get("sure_exact", 0),
+        "sheets_sure_written_wrong": totals.get("wrong_sure", 0),
     }
 
 

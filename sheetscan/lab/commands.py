@@ -172,6 +172,9 @@ def bench_audit_command(
         f"  written numbers        {f['written_numbers']:.2%} (first choice {f['written_numbers_raw']:.2%})",
         f"  written wrong: {f['sheets_written_wrong']} sheets, {f['wrong_flagged']:.1%} flagged with the right category",
         f"  written right: {f['sheets_written_right']} sheets, {f['false_difference']:.1%} with a false difference",
+        f"  exact total {f['exact_total']:.1%}; marked sure {f['sheets_sure']:.1%} of sheets, "
+        f"{f['exact_total_when_sure']:.1%} of them exact ({f['wrong_totals_marked_sure']} wrong totals marked sure; "
+        f"{f['sheets_sure_written_wrong']} sheets written wrong among the sure)",
     ]))
 
 
