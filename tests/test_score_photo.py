@@ -28,6 +28,7 @@ def test_bundled_samples_read_to_their_true_garden_and_score(runner, level):
     assert list(sheet["score"]) == list(CATEGORIES)
     assert np.array(sheet["cell_confidence"]).shape == (6, 6)
     assert sheet["verdict"] in ("sure", "check") and (sheet["verdict"] == "sure") == (sheet["check"] == [])
+    assert (sheet["sure_by"] in ("readings", "written numbers", "turn log")) == (sheet["verdict"] == "sure")
 
 
 def test_a_read_leaves_no_reference_cycles():

@@ -47,7 +47,8 @@ def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings
     # the written numbers' part alone: a turn box read unsurely, so the turn log does not vouch
     reading, boxes = _unfamiliar(record), _first_turn_unsure(box_reading(record))
     assert not verdict_of(reading, boxes, record).sure  # every drawing in doubt
-    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    by_numbers = sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9)
+    assert by_numbers.sure and by_numbers.sure_by == "written numbers"
     # one number first read otherwise (the decoder keeps the right one): the other eight give it by the sum
     def first_read_otherwise(boxes, category):
         return replace(boxes, written={**boxes.written, category: (Candidate(rules_give[category] + 1, 0.6),
@@ -67,13 +68,19 @@ def test_a_sheet_whose_turn_log_and_written_numbers_bear_out_unfamiliar_drawings
     # the turn log read surely vouches for the drawings the two numbers leave unconfirmed: each
     # one's other reading would give another count of its kind than the dice gave
     surely_logged = replace(two, turns=box_reading(record).turns)
-    assert sheet_verdict(reading, surely_logged, record, rules_give, (), sure_above=0.9).sure
+    by_log = sheet_verdict(reading, surely_logged, record, rules_give, (), sure_above=0.9)
+    assert by_log.sure and by_log.sure_by == "turn log" and "turn log" in by_log.why_sure
+    assert sheet_verdict(reading, two, record, rules_give, (), sure_above=0.9).why_sure == ""  # to check
 
 
 def test_a_confidently_read_sheet_is_sure():
     record = honest_game(1)
     verdict = verdict_of(garden_reading(record), box_reading(record), record)
     assert verdict.sure and verdict.label == "sure" and verdict.doubts == ()
+    assert verdict.sure_by == "readings"
+    corroborating = sheet_verdict(garden_reading(record), box_reading(record), record, score(record.garden).breakdown,
+                                  (), sure_above=0.9)
+    assert corroborating.sure_by == "readings"  # every reading sure first, though the numbers agree too
 
 
 def test_doubtful_readings_are_named_least_sure_first():

@@ -79,6 +79,7 @@ def sheet_to_dict(sheet) -> dict:
                    for cell, conf, why in reading.review()],
         "decoder_changes": list(sheet.decoded.changes),
         "verdict": sheet.verdict.label,
+        "sure_by": sheet.verdict.sure_by,
         "check": [doubt.to_dict() for doubt in sheet.verdict.doubts],
         "corners": np.round(sheet.corners, 1).tolist(),
         "alignment_error_px": round(sheet.location.alignment_error_px, 2),
@@ -108,7 +109,7 @@ def _sheet_lines(sheet, audit: bool) -> list[str]:
                   "  findings:", findings_text(list(sheet.decoded.findings))]
     lines += [f"  decoder: {change}" for change in sheet.decoded.changes]
     if sheet.verdict.sure:
-        lines.append("  verdict: sure")
+        lines.append(f"  verdict: sure ({sheet.verdict.why_sure})")
     else:
         lines.append("  verdict: check these (least sure first):")
         lines += [f"    {doubt.what} {doubt.confidence:.0%}: read as {doubt.reading}" for doubt in sheet.verdict.doubts]

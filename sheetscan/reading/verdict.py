@@ -103,11 +103,20 @@ class Doubt:
         return {"what": self.what, "confidence": round(self.confidence, 3), "reading": self.reading}
 
 
+# What bears a sure sheet out (Verdict.sure_by): every reading was sure; the written numbers
+# agree with the garden (corroborated); the turn log rules out every other reading (log_vouched)
+BY_READINGS, BY_NUMBERS, BY_LOG = "readings", "written numbers", "turn log"
+WHY_SURE = {BY_READINGS: "every reading sure", BY_NUMBERS: "the written numbers bear the drawings out",
+            BY_LOG: "the turn log bears the drawings out"}
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """``sure`` when no reading is in doubt; else the doubts, least sure first."""
+    """``sure`` when no reading is in doubt, or when the sheet bears its readings out (``sure_by``
+    says what did); else the doubts, least sure first."""
 
     doubts: tuple[Doubt, ...]
+    sure_by: str | None = None
 
     @property
     def sure(self) -> bool:
@@ -116,6 +125,11 @@ class Verdict:
     @property
     def label(self) -> str:
         return "sure" if self.sure else "check"
+
+    @property
+    def why_sure(self) -> str:
+        """What bears a sure sheet out, for people ("" on a sheet to check)."""
+        return WHY_SURE.get(self.sure_by, "")
 
 
 def _kept(candidates: tuple[Candidate, ...], value: object) -> float:
@@ -316,24 +330,25 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     gives the record its drawings and turn boxes alone decode to (asked only where it decides: a
     moved turn and a number read otherwise)."""
     moved = moved_turn_doubts(boxes, record)
-    if not corroboration:
-        return _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
+    by_readings = _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
+    if by_readings.sure or not corroboration:
+        return by_readings
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
     # log stand without them; and the log vouches for the drawings with such a turn only so too
     if corroborated(boxes, rules_give, findings, record, sure_above, all_but_one=not moved):
-        return Verdict(())
+        return Verdict((), BY_NUMBERS)
 
     @cache
     def stand_without_numbers() -> bool:
         return decoded_without_numbers is not None and _same_garden_and_log(decoded_without_numbers(), record)
 
     if moved and corroborated(boxes, rules_give, findings, record, sure_above) and stand_without_numbers():
-        return Verdict(())
+        return Verdict((), BY_NUMBERS)
     if (log_vouched(reading, boxes, record, rules_give, findings, sure_above, rules, dice_faces)
             and (not moved or stand_without_numbers())):
-        return Verdict(())
-    return _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
+        return Verdict((), BY_LOG)
+    return by_readings
 
 
 def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],
@@ -342,7 +357,7 @@ def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rule
     where none is in doubt, else each doubt, least sure first."""
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
               + moved + finding_doubts(findings))
-    return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
+    return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)), None if doubts else BY_READINGS)
 
 
 def _same_garden_and_log(record: SheetRecord, other: SheetRecord) -> bool:
