@@ -164,17 +164,21 @@ def test_bench_audit_tells_the_sure_sheets_exact_and_wrong_apart():
 
     from sheetscan.lab.bench import _verdict_tallies
 
-    def sheet(total, sure):
-        return SimpleNamespace(score=SimpleNamespace(breakdown={"total": total}), verdict=SimpleNamespace(sure=sure))
+    def sheet(total, sure_by):
+        return SimpleNamespace(score=SimpleNamespace(breakdown={"total": total}),
+                               verdict=SimpleNamespace(sure=sure_by is not None, sure_by=sure_by))
+
+    def counted(tally):
+        return {key for key, value in tally.items() if value}
 
     right = {"score": {"moss": 3, "total": 3}, "written": {"moss": 3, "total": 3}}
     slipped = {"score": {"moss": 3, "total": 3}, "written": {"moss": 4, "total": 4}}
-    assert _verdict_tallies(right, sheet(3, True)) == {"exact_total": True, "sure": True, "sure_exact": True,
-                                                       "wrong_sure": False}
-    # the garden fitted to the player's 4: sure, and wrong
-    assert _verdict_tallies(slipped, sheet(4, True)) == {"exact_total": False, "sure": True, "sure_exact": False,
-                                                         "wrong_sure": True}
-    assert _verdict_tallies(slipped, sheet(3, False))["exact_total"] and not _verdict_tallies(slipped, sheet(3, False))["sure"]
+    assert counted(_verdict_tallies(right, sheet(3, "readings"))) == {
+        "exact_total", "sure", "sure_exact", "sure by readings", "sure by readings, exact"}
+    # the garden fitted to the player's 4: sure by the numbers, and wrong
+    assert counted(_verdict_tallies(slipped, sheet(4, "written numbers"))) == {"sure", "wrong_sure",
+                                                                                "sure by written numbers"}
+    assert counted(_verdict_tallies(slipped, sheet(3, None))) == {"exact_total"}
 
 
 @pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])

@@ -99,6 +99,9 @@ def test_bench_read_reports_every_figure(runner):
                 "sheets_sure", "exact_total_when_sure", "turn_log_exact_when_sure"):
         assert 0 <= figures[key] <= 1
     assert figures["sheets"] == 2
+    by = figures["sheets_sure_by"]  # every sure sheet once, by what bore it out
+    assert list(by) == ["readings", "written numbers", "turn log"] and all(n["exact"] <= n["sure"] for n in by.values())
+    assert sum(n["sure"] for n in by.values()) == figures["sheets_sure"] * 2
     # the timed members are there, the ratio made of the two times it reports
     assert isinstance(figures["peak_memory_mb"], int) and figures["peak_memory_mb"] >= 50  # a Python with numpy, at least
     # the times are rounded to the millisecond; the ratio is of the times before rounding

@@ -161,11 +161,9 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             totals["sheets"] += len(photo.truth["sheets"])
             for truth, sheet in _match(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
-                exact = sheet.score.breakdown["total"] == truth["score"]["total"]
-                totals["exact_total"] += exact
+                for key, value in _verdict_tallies(truth, sheet).items():
+                    totals[key] = totals.get(key, 0) + value
                 totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
-                totals["sure"] += sheet.verdict.sure
-                totals["sure_exact"] += sheet.verdict.sure and exact
                 totals["sure_log_right"] += (sheet.verdict.sure
                                              and record_to_dict(sheet.decoded.record)["turns"] == truth["turns"])
                 tally = _cell_tallies(truth, sheet, by_archetype)
@@ -193,6 +191,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "sheets_sure": totals["sure"] / max(totals["found"], 1),
         "exact_total_when_sure": totals["sure_exact"] / max(totals["sure"], 1),
         "wrong_totals_marked_sure": totals["sure"] - totals["sure_exact"],
+        "sheets_sure_by": _sure_by(totals),
         # the verdict vouches for the score; the turn log (which turn drew what) it does not
         "turn_log_exact_when_sure": totals["sure_log_right"] / max(totals["sure"], 1),
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
@@ -255,10 +254,24 @@ def _audit_tallies(truth: dict, sheet) -> dict:
 def _verdict_tallies(truth: dict, sheet) -> dict[str, bool]:
     """One sheet's verdict against its truth: exact, sure, both; and sure where the player wrote a
     mistake (the decoder may have fitted a misread garden to it)."""
+    from sheetscan.reading.verdict import WHY_SURE
+
     exact = sheet.score.breakdown["total"] == truth["score"]["total"]
     sure = sheet.verdict.sure
-    return {"exact_total": exact, "sure": sure, "sure_exact": sure and exact,
-            "wrong_sure": sure and bool(_mistaken_categories(truth))}
+    tally = {"exact_total": exact, "sure": sure, "sure_exact": sure and exact,
+             "wrong_sure": sure and bool(_mistaken_categories(truth))}
+    for route in WHY_SURE:
+        tally[f"sure by {route}"] = sheet.verdict.sure_by == route
+        tally[f"sure by {route}, exact"] = sheet.verdict.sure_by == route and exact
+    return tally
+
+
+def _sure_by(totals: Mapping[str, int]) -> dict[str, dict[str, int]]:
+    """The sure sheets by what bore them out (Verdict.sure_by), each with its exact ones."""
+    from sheetscan.reading.verdict import WHY_SURE
+
+    return {route: {"sure": totals.get(f"sure by {route}", 0), "exact": totals.get(f"sure by {route}, exact", 0)}
+            for route in WHY_SURE}
 
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
@@ -309,6 +322,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
         "exact_total_when_sure": share("sure_exact", "sure"),
         "wrong_totals_marked_sure": totals.get("sure", 0) - totals.get("sure_exact", 0),
         "sheets_sure_written_wrong": totals.get("wrong_sure", 0),
+        "sheets_sure_by": _sure_by(totals),
     }
 
 

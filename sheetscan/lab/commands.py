@@ -71,6 +71,11 @@ def bench_synth_command(
         f"ratio {figures['ratio']:.1f}")
 
 
+def _sure_by_text(f: dict) -> str:
+    """The sure sheets by what bore them out, each with its exact ones."""
+    return "  sure by: " + ", ".join(f"{route} {n['sure']} ({n['exact']} exact)" for route, n in f["sheets_sure_by"].items())
+
+
 def _writing(figures: dict) -> str:
     """How a run's players drew and wrote (beyond held-out styles), as its figures' heading says it."""
     said_as = (("fresh_styles", "fresh styles"), ("coarse_digits", "coarse digits"), ("varied_digits", "varied digits"))
@@ -128,6 +133,7 @@ def bench_read_command(
         f"  marked sure         {f['sheets_sure']:.1%} of sheets, {f['exact_total_when_sure']:.1%} of them exact "
         f"({f['wrong_totals_marked_sure']} wrong totals marked sure; "
         f"{f['turn_log_exact_when_sure']:.1%} with every turn box read right)",
+        _sure_by_text(f),
         "  by drawing: " + ", ".join(f"{name} {share:.1%} of {seen}" for name, (share, seen) in f["by_archetype"].items()),
         f"  12-MP read {f['read_seconds_12mp']:.3f} s vs imread {f['decode_seconds_12mp']:.3f} s: "
         f"ratio {f['read_to_decode_ratio']:.2f} (of {len(f['read_to_decode_ratio_by_photo'])} photos: median "
@@ -175,6 +181,7 @@ def bench_audit_command(
         f"  exact total {f['exact_total']:.1%}; marked sure {f['sheets_sure']:.1%} of sheets, "
         f"{f['exact_total_when_sure']:.1%} of them exact ({f['wrong_totals_marked_sure']} wrong totals marked sure; "
         f"{f['sheets_sure_written_wrong']} sheets written wrong among the sure)",
+        _sure_by_text(f),
     ]))
 
 
