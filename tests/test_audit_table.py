@@ -162,7 +162,7 @@ def test_bench_audit_and_bench_table_report_their_figures(runner):
 def test_bench_audit_tells_the_sure_sheets_exact_and_wrong_apart():
     from types import SimpleNamespace
 
-    from sheetscan.lab.bench import _verdict_tallies
+    from sheetscan.lab.tallies import verdict_tallies
 
     def sheet(total, sure_by):
         return SimpleNamespace(score=SimpleNamespace(breakdown={"total": total}),
@@ -173,12 +173,12 @@ def test_bench_audit_tells_the_sure_sheets_exact_and_wrong_apart():
 
     right = {"score": {"moss": 3, "total": 3}, "written": {"moss": 3, "total": 3}}
     slipped = {"score": {"moss": 3, "total": 3}, "written": {"moss": 4, "total": 4}}
-    assert counted(_verdict_tallies(right, sheet(3, "readings"))) == {
+    assert counted(verdict_tallies(right, sheet(3, "readings"))) == {
         "exact_total", "sure", "sure_exact", "sure by readings", "sure by readings, exact"}
     # the garden fitted to the player's 4: sure by the numbers, and wrong
-    assert counted(_verdict_tallies(slipped, sheet(4, "written numbers"))) == {"sure", "wrong_sure",
+    assert counted(verdict_tallies(slipped, sheet(4, "written numbers"))) == {"sure", "wrong_sure",
                                                                                 "sure by written numbers"}
-    assert counted(_verdict_tallies(slipped, sheet(3, None))) == {"exact_total"}
+    assert counted(verdict_tallies(slipped, sheet(3, None))) == {"exact_total"}
 
 
 @pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])

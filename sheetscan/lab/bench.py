@@ -15,15 +15,15 @@ import cv2
 import numpy as np
 
 from sheetscan.game.audit import audit
-from sheetscan.game.gardenfile import garden_to_dict, record_to_dict
-from sheetscan.game.rules import DECORATION_BY_LETTER
+from sheetscan.game.gardenfile import record_to_dict
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.design.layout import Layout, load_layout
 from sheetscan.lab.stats import wilson_interval
+from sheetscan.lab.tallies import audit_tallies, cell_tallies, match_sheets, sure_by, verdict_tallies
 from sheetscan.lab.timing import read_speed
 from sheetscan.names import DEFAULT_LAYOUT
-from sheetscan.synthetic.synth import match_truth, synth_photo
+from sheetscan.synthetic.synth import synth_photo
 from sheetscan.game.table import Player, rank, winners
 
 # The floor a rescore run cannot beat: start Python and parse the same JSON files.
@@ -101,37 +101,6 @@ def bench_games(count: int, seed: int) -> dict:
             "p95": float(np.percentile(totals, 95)), "max": int(np.max(totals))}
 
 
-def _match(truth_sheets: list[dict], read_sheets: tuple) -> list[tuple[dict, object]]:
-    """Pairs of truth and read sheets that lie in the same place (synth.match_truth)."""
-    return [(truth, read_sheets[i]) for truth, i in match_truth(truth_sheets, [s.corners for s in read_sheets])]
-
-
-def _cell_tallies(truth: dict, sheet, by_archetype: dict[str, list[int]]) -> dict:
-    """One sheet's cells read right against its truth; each decorated cell's reading is also added
-    (right, seen) to its drawing's archetype in ``by_archetype``, each tree's mark to the mark's."""
-    cells, water, late = truth["garden"]["cells"], truth["garden"]["water"], {tuple(c) for c in truth["garden"]["tree_late"]}
-    read = garden_to_dict(sheet.garden)
-    read_late = {tuple(c) for c in read["tree_late"]}
-    tally = {"cells": 36, "decoration": 0, "water": 0, "trees": 0, "dots": 0}
-    for r in range(6):
-        for c in range(6):
-            right = cells[r][c] == read["cells"][r][c]
-            tally["decoration"] += right
-            tally["water"] += water[r][c] == read["water"][r][c]
-            if cells[r][c] == "T" and read["cells"][r][c] == "T":
-                tally["trees"] += 1
-                tally["dots"] += ((r, c) in late) == ((r, c) in read_late)
-            if cells[r][c] in DECORATION_BY_LETTER:
-                archetype = by_archetype.setdefault(truth["drawings"][DECORATION_BY_LETTER[cells[r][c]].category], [0, 0])
-                archetype[0] += right
-                archetype[1] += 1
-            if (r, c) in late:
-                mark = by_archetype.setdefault(truth["drawings"]["tree_mark"], [0, 0])
-                mark[0] += (r, c) in read_late
-                mark[1] += 1
-    return tally
-
-
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
                layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
@@ -159,14 +128,14 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=read_layout)
             totals["sheets"] += len(photo.truth["sheets"])
-            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
+            for truth, sheet in match_sheets(photo.truth["sheets"], result.sheets):
                 totals["found"] += 1
-                for key, value in _verdict_tallies(truth, sheet).items():
+                for key, value in verdict_tallies(truth, sheet).items():
                     totals[key] = totals.get(key, 0) + value
                 totals["exact_total_cells_only"] += score(sheet.reading.garden).total == truth["score"]["total"]
                 totals["sure_log_right"] += (sheet.verdict.sure
                                              and record_to_dict(sheet.decoded.record)["turns"] == truth["turns"])
-                tally = _cell_tallies(truth, sheet, by_archetype)
+                tally = cell_tallies(truth, sheet, by_archetype)
                 for key, value in tally.items():
                     totals[key] += value
                 pen = by_pen.setdefault(truth["style"]["pen"], [0, 0])
@@ -191,7 +160,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "sheets_sure": totals["sure"] / max(totals["found"], 1),
         "exact_total_when_sure": totals["sure_exact"] / max(totals["sure"], 1),
         "wrong_totals_marked_sure": totals["sure"] - totals["sure_exact"],
-        "sheets_sure_by": _sure_by(totals),
+        "sheets_sure_by": sure_by(totals),
         # the verdict vouches for the score; the turn log (which turn drew what) it does not
         "turn_log_exact_when_sure": totals["sure_log_right"] / max(totals["sure"], 1),
         "decoration_by_pen": {pen: right / total for pen, (right, total) in sorted(by_pen.items())},
@@ -199,79 +168,6 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
         "by_archetype": {name: [round(right / seen, 4), seen] for name, (right, seen) in sorted(by_archetype.items())},
         **speed,
     }
-
-
-def _turn_symbols(turn: dict) -> list[str]:
-    """What a turn box holds, symbol by symbol: the dice, the location digits, or X."""
-    if turn["kind"] == "skip":
-        return ["X"]
-    if turn["kind"] == "draw":
-        return [*map(str, turn["dice"]), str(turn["location"])]
-    return [str(turn["dice"][0]), str(turn["cell"][0] + 1), str(turn["cell"][1] + 1)]
-
-
-def _symbols_right(truth: dict, read: dict) -> tuple[int, int]:
-    """(symbols read right, symbols) of one turn box; a box read as another kind is all wrong."""
-    want, got = _turn_symbols(truth), _turn_symbols(read)
-    if truth["kind"] != read["kind"]:
-        return 0, len(want)
-    return sum(a == b for a, b in zip(want, got, strict=True)), len(want)
-
-
-def _mistaken_categories(truth: dict) -> set[str]:
-    """The categories a player wrote wrong (not the total that merely adds them up)."""
-    wrong = {c for c in truth["written"] if truth["written"][c] != truth["score"][c]}
-    return wrong - {"total"} if wrong - {"total"} else wrong
-
-
-def _audit_tallies(truth: dict, sheet) -> dict:
-    """One sheet's counts for ``bench audit``: raw (the readers' first choice) and decoded."""
-    from sheetscan.reading.descent import best_reading
-
-    decoded = record_to_dict(sheet.decoded.record)
-    raw = record_to_dict(best_reading(sheet.reading, sheet.boxes))
-    tally = {}
-    for name, record in (("raw", raw), ("decoded", decoded)):
-        pairs = [_symbols_right(t, r) for t, r in zip(truth["turns"], record["turns"], strict=True)]
-        tally[f"{name}_symbols_right"] = sum(right for right, _ in pairs)
-        tally[f"{name}_numbers_right"] = sum(record["written"][c] == v for c, v in truth["written"].items())
-    tally["symbols"] = sum(n for _, n in pairs)
-    tally["numbers"] = len(truth["written"])
-    leaves = [c[0].value for c in sheet.boxes.leaves]
-    icons = [c[0].value for c in sheet.boxes.pond_icons]
-    truth_leaves = [i < truth["bonsai_pruned"] for i in range(len(leaves))]
-    tally["marks"] = len(leaves) + len(icons)
-    tally["marks_right"] = sum(a == b for a, b in zip(leaves + icons, truth_leaves + truth["ponds_marked"], strict=True))
-    flagged = {box.removeprefix("written ") for f in sheet.decoded.findings if f.kind == "written_differs" for box in f.boxes}
-    mistaken = _mistaken_categories(truth)
-    tally["wrong_sheets"] = bool(mistaken)
-    tally["wrong_flagged"] = bool(mistaken) and mistaken <= flagged
-    tally["right_sheets"] = not mistaken
-    tally["false_difference"] = not mistaken and bool(flagged)
-    return tally | _verdict_tallies(truth, sheet)
-
-
-def _verdict_tallies(truth: dict, sheet) -> dict[str, bool]:
-    """One sheet's verdict against its truth: exact, sure, both; and sure where the player wrote a
-    mistake (the decoder may have fitted a misread garden to it)."""
-    from sheetscan.reading.verdict import WHY_SURE
-
-    exact = sheet.score.breakdown["total"] == truth["score"]["total"]
-    sure = sheet.verdict.sure
-    tally = {"exact_total": exact, "sure": sure, "sure_exact": sure and exact,
-             "wrong_sure": sure and bool(_mistaken_categories(truth))}
-    for route in WHY_SURE:
-        tally[f"sure by {route}"] = sheet.verdict.sure_by == route
-        tally[f"sure by {route}, exact"] = sheet.verdict.sure_by == route and exact
-    return tally
-
-
-def _sure_by(totals: Mapping[str, int]) -> dict[str, dict[str, int]]:
-    """The sure sheets by what bore them out (Verdict.sure_by), each with its exact ones."""
-    from sheetscan.reading.verdict import WHY_SURE
-
-    return {route: {"sure": totals.get(f"sure by {route}", 0), "exact": totals.get(f"sure by {route}, exact", 0)}
-            for route in WHY_SURE}
 
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
@@ -292,8 +188,8 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
             path = Path(folder) / "photo.jpg"
             path.write_bytes(photo.jpeg)
             result = read_photo(path, sheet_learning=sheet_learning, layout=layout)
-            for truth, sheet in _match(photo.truth["sheets"], result.sheets):
-                for key, value in _audit_tallies(truth, sheet).items():
+            for truth, sheet in match_sheets(photo.truth["sheets"], result.sheets):
+                for key, value in audit_tallies(truth, sheet).items():
                     totals[key] = totals.get(key, 0) + int(value)
                 totals["sheets"] = totals.get("sheets", 0) + 1
             if say:
@@ -322,7 +218,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
         "exact_total_when_sure": share("sure_exact", "sure"),
         "wrong_totals_marked_sure": totals.get("sure", 0) - totals.get("sure_exact", 0),
         "sheets_sure_written_wrong": totals.get("wrong_sure", 0),
-        "sheets_sure_by": _sure_by(totals),
+        "sheets_sure_by": sure_by(totals),
     }
 
 
@@ -365,7 +261,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
                 if say:
                     say(f"{label} ({repeat + 1} of {repeats})")
     for truth, result in zip(truths, results, strict=True):
-        pairs = _match(truth["sheets"], result.sheets)
+        pairs = match_sheets(truth["sheets"], result.sheets)
         totals["sheets"] += len(truth["sheets"])
         totals["found"] += len(pairs)
         totals["invented"] += len(result.sheets) - len(pairs)
