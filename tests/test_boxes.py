@@ -13,6 +13,7 @@ from sheetscan.reading.boxes import (
     NUMBER_CLASSES,
     TURN_CLASSES,
     TURN_PATCH,
+    SLIP_ALLOWANCE,
     PatchSpec,
     number_candidates,
     number_labels,
@@ -321,3 +322,20 @@ def test_only_a_small_sheet_gets_the_second_box_model():
     large = box_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_BOX_MODEL_PATHS)
     assert [len(e.nets) for e in (small.turn, small.mark, small.number)] == [2, 2, 2]
     assert [len(e.nets) for e in (large.turn, large.mark, large.number)] == [1, 1, 1]
+
+
+def test_a_number_no_garden_can_give_is_read_as_one_it_can():
+    """A struck-out 5 beside the 6 for the lanterns, read as 56: lanterns give at most 18."""
+    heads = one_hot(NUMBER_CLASSES, number_labels(56))
+    heads["tens"] = np.r_[0.05, np.full(9, 0.005)]  # the struck digit taken for a tens, surely
+    heads["tens"][5] = 0.905
+    assert number_candidates(heads)[0].value == 56
+    [best, *_] = number_candidates(heads, bounds=(0, 18))
+    assert best.value == 6 and best.probability > 0.9
+    # within a player's miscount of the bounds a number stands (the player's own mistake)
+    near = one_hot(NUMBER_CLASSES, number_labels(18 + SLIP_ALLOWANCE))
+    assert number_candidates(near, bounds=(0, 18))[0].value == 18 + SLIP_ALLOWANCE
+    assert number_candidates(near, bounds=(0, 17))[0].value != 18 + SLIP_ALLOWANCE
+    # and where nothing read lies within them, the reading is left as it is
+    nothing_near = {"sign": np.array([1.0, 0.0]), "tens": np.r_[0.0, np.full(9, 1 / 9)], "units": np.full(10, 0.1)}
+    assert number_candidates(nothing_near, bounds=(0, 5)) == number_candidates(nothing_near)

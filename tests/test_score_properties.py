@@ -6,8 +6,8 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours, ponds, surrounding_cells
-from sheetscan.game.rules import CATEGORIES, GRID_SIZE, Decoration, RuleSet
-from sheetscan.game.score import breakdown_after, score
+from sheetscan.game.rules import CATEGORIES, GRID_SIZE, MAX_PONDS, TURN_COUNT, Decoration, RuleSet
+from sheetscan.game.score import breakdown_after, points_bounds, score
 
 MANY = settings(max_examples=1500, deadline=None)
 RULEBOOK_BRIDGE_POINTS = (0, 1, 4, 9, 15)  # for 0, 1, 2, 3 and 4 or more valid bridges (RULES.md)
@@ -140,3 +140,25 @@ def test_a_lantern_flooded_frees_one_two_cells_off_where_lanterns_in_water_are_i
     flooded = near.with_cell((0, 0), water=True)
     assert breakdown_after(flooded, near, score(near, rules), rules) == score(flooded, rules).breakdown
     assert score(flooded, rules).breakdown["lantern"] == 3 and score(near, rules).breakdown["lantern"] == 0
+
+
+@MANY
+@given(gardens(), st.sampled_from(EVERY_RULE_SET))
+def test_no_garden_of_a_game_scores_beyond_the_bounds_the_reader_trusts(garden, rules):
+    drawn = [cell for cell in ALL_CELLS if garden.decoration(cell) is not None][2 * TURN_COUNT:]
+    for cell in drawn:  # a game draws at most two decorations a turn
+        garden = garden.with_cell(cell, None)
+    for cell in itertools.chain.from_iterable(ponds(garden)[MAX_PONDS:]):  # and one pond a season
+        garden = garden.with_cell(cell, water=False)
+    bounds = points_bounds(rules)
+    assert all(bounds[c][0] <= points <= bounds[c][1] for c, points in score(garden, rules).breakdown.items())
+
+
+def test_the_lantern_bound_is_reached_by_lanterns_spaced_over_the_grid():
+    spaced = [(0, 0), (0, 4), (2, 2), (3, 5), (4, 0), (5, 3)]
+    assert all(abs(a - c) + abs(b - d) >= 4 for (a, b), (c, d) in itertools.combinations(spaced, 2))
+    empty = ((None,) * GRID_SIZE,) * GRID_SIZE
+    garden = Garden(empty, ((False,) * GRID_SIZE,) * GRID_SIZE, frozenset())
+    for cell in spaced:
+        garden = garden.with_cell(cell, Decoration.LANTERN)
+    assert score(garden).breakdown["lantern"] == points_bounds()["lantern"][1] == 18

@@ -6,7 +6,9 @@ a person can see which rule gave which point.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sheetscan.game.garden import (
     ALL_CELLS,
@@ -17,7 +19,8 @@ from sheetscan.game.garden import (
     ponds,
     surrounding_cells,
 )
-from sheetscan.game.rules import BRIDGE_POINTS, CATEGORIES, GRID_SIZE, POND_POINTS, Decoration, RuleSet
+from sheetscan.game.rules import (BRIDGE_POINTS, CATEGORIES, GRID_SIZE, MAX_PONDS, POND_POINTS, TURN_COUNT,
+                                  Decoration, RuleSet)
 
 LANTERN_POINTS = 3
 LANTERN_MIN_DISTANCE = 4  # Manhattan distance: at least 3 cells between two lanterns
@@ -262,3 +265,29 @@ def _grid(cells: list[CellScore]) -> tuple[tuple[CellScore, ...], ...]:
 
 def _bridge_total(valid_count: int) -> int:
     return BRIDGE_POINTS[min(valid_count, len(BRIDGE_POINTS) - 1)]
+
+
+@lru_cache(maxsize=None)
+def points_bounds(rules: RuleSet = RuleSet()) -> dict[str, tuple[int, int]]:
+    """The least and most points each category (and the total) can give on any garden of a game:
+    at most two decorations a turn, each scoring its most (a lantern only as many as can stand
+    spaced on the grid, a rock only as many as can stand apart, unless only rocks on the same
+    terrain cancel), every pond, every bridge; every cell empty earth at worst."""
+    decorations = 2 * TURN_COUNT
+    apart = decorations if rules.rock_cancel_same_terrain else math.ceil(GRID_SIZE / 2) ** 2  # no two touching
+    most = {"lantern": LANTERN_POINTS * _most_spaced_lanterns(), "bamboo": BAMBOO_POINTS * decorations,
+            "tree": TREE_POINTS[True] * decorations, "rock": ROCK_POINTS[True] * apart,
+            "moss": len(ORTHOGONAL_STEPS) * decorations, "bridge": BRIDGE_POINTS[-1], "pond": POND_POINTS * MAX_PONDS}
+    bounds = {category: (0, points) for category, points in most.items()}
+    bounds["penalty"] = (OUT_OF_PLACE * GRID_SIZE**2, 0)
+    bounds["total"] = (bounds["penalty"][0], sum(most.values()))
+    return bounds
+
+
+def _most_spaced_lanterns() -> int:
+    """How many lanterns can stand on the grid at LANTERN_MIN_DISTANCE from each other (a search)."""
+    def most(chosen: tuple[Cell, ...], start: int) -> int:
+        return max([len(chosen)] + [most(chosen + (cell,), index + 1) for index, cell in enumerate(ALL_CELLS[start:], start)
+                                    if all(abs(cell[0] - r) + abs(cell[1] - c) >= LANTERN_MIN_DISTANCE for r, c in chosen)])
+
+    return most((), 0)

@@ -28,7 +28,7 @@ from sheetscan.reading.register import registered_layout
 from sheetscan.reading.verdict import Verdict, sheet_verdict
 from sheetscan.reading.rectify import crop, rectify
 from sheetscan.game.rules import RuleSet
-from sheetscan.game.score import Score
+from sheetscan.game.score import Score, points_bounds
 
 DARK_PAPER = 60  # the paper's median grey below which a sheet is too dark to read
 DARK_PHOTO = 35  # a photo this dark overall is reported as too dark, not as holding no sheet
@@ -158,7 +158,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
     reading = read_garden(canonical, layout, known=known)
     boxes_at = registered_layout(canonical, layout, location.px_per_mm)  # the boxes where printed, past the lens's bend
-    boxes = read_boxes(canonical, boxes_at, box_models_for(location.px_per_mm))
+    boxes = read_boxes(canonical, boxes_at, box_models_for(location.px_per_mm), points_bounds(rules))
     with sheet_remembered(), collector_paused():  # the verdict's decode labels many of the decode's turn logs again
         decoded = decode_sheet(reading, boxes, rules, groups=sheet_learning)
         verdict = sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown, decoded.findings,
