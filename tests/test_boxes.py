@@ -16,14 +16,13 @@ from sheetscan.reading.boxes import (
     SLIP_ALLOWANCE,
     PatchSpec,
     number_candidates,
-    number_labels,
     region_patches,
     shifted,
     steadied_heads,
     turn_patches,
     turn_candidates,
-    turn_labels,
 )
+from sheetscan.lab.dataset import number_labels, turn_labels
 from sheetscan.reading.lone_digits import DIGIT_PATCH, joined_number_heads, number_digit_patch
 from sheetscan.reading.networks import head_classes, head_slices
 from sheetscan.game.garden import Turn, TurnKind

@@ -3,8 +3,7 @@
 import numpy as np
 
 from sheetscan.game.rules import CATEGORIES
-from sheetscan.lab.dataset import collect, collect_parallel, decoration_labels, joined, sheet_id, water_labels
-from sheetscan.reading.boxes import number_labels
+from sheetscan.lab.dataset import collect, collect_parallel, decoration_labels, joined, number_labels, sheet_id, water_labels
 from sheetscan.synthetic.synth import synth_photo
 
 

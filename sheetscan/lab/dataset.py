@@ -10,8 +10,8 @@ import numpy as np
 
 from sheetscan.design.layout import load_layout
 from sheetscan.reading.locate import locate_sheets
-from sheetscan.reading.boxes import (TURN_CLASSES, TURN_PATCH, digit_patches, number_digits, number_labels,
-                                     sheet_box_patches, turn_digits, turn_labels)
+from sheetscan.reading.boxes import (NUMBER_CLASSES, TURN_CLASSES, TURN_PATCH, digit_patches, number_digits,
+                                     sheet_box_patches, turn_digits)
 from sheetscan.reading.digits import number_heads_read, sheet_digit_boxes
 from sheetscan.reading.lone_digits import ALONE_HEADS, DIGIT_PATCH, number_digit_patch
 from sheetscan.reading.networks import head_classes
@@ -177,3 +177,24 @@ def joined(first: Samples, second: Samples, networks: tuple[str, ...]) -> Sample
         fields.append({name: np.concatenate([table, theirs[name]]) if name in networks else table
                        for name, table in mine.items()})
     return Samples(*fields, first.sheets + second.sheets)
+
+
+def turn_labels(turn: dict) -> list[int]:
+    """A truth turn (bench form) as the turn network's per-head labels, -1 where a head does
+    not apply."""
+    names = head_classes(TURN_CLASSES)
+    labels = dict.fromkeys(names, -1)
+    labels["kind"] = names["kind"].index(turn["kind"])
+    for head, digit in turn_digits(turn_from_dict(turn, 0)).items():
+        labels[head] = names[head].index(str(digit))
+    return [labels[head] for head in names]
+
+
+def number_labels(value: int) -> list[int]:
+    """A written number as the number network's sign, tens and units labels."""
+    names = head_classes(NUMBER_CLASSES)
+    digits = number_digits(value)
+    if (digits["tens"] or 0) > 9:
+        raise ValueError(f"{value}: the number reader reads at most two digits")
+    return [names["sign"].index("-" if value < 0 else "+"),
+            names["tens"].index(str(digits["tens"]) if digits["tens"] else "none"), names["units"].index(str(digits["units"]))]

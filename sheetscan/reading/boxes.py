@@ -25,7 +25,6 @@ from sheetscan.reading.lone_digits import (ALONE_HEADS, DIGIT_MODEL_PATH, DIGIT_
 from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, model_paths, shipped_model_set,
                                         split_heads)
 from sheetscan.game.garden import Turn, TurnKind
-from sheetscan.game.gardenfile import turn_from_dict
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
 from sheetscan.names import DEFAULT_LAYOUT
 from sheetscan.reading.rectify import CANONICAL_PX_PER_MM
@@ -65,11 +64,9 @@ TURN_HEADS = {TurnKind.DRAW: ("first", "second", "place"), TurnKind.PRUNE: ("fir
 # the right value then ranks 35th to 55th of the 220 (seed 21 and validation seeds), still
 # within what the decoder may take. Keep that many, so that it can.
 NUMBER_CANDIDATES = 64
-# A written number beyond what its category can give on any garden by more than a player's
-# miscount is a misreading: a struck-out digit or a stray read as a tens (a 6 read 56 for the
-# lanterns, 42 for the ponds, -88 for the penalty). The bench's players slip by 1 to 3. On
-# validation photos (held out, coarse varied digits; phone and scan, 4,230 numbers) 26 numbers
-# first read wrong are then read right, none the other way; at 5, 20 (docs/benchmarks.md).
+# A number beyond what its category can give on any garden by more than a player's miscount is
+# misread (a struck-out digit read as a tens: the lanterns' 6 as 56). Validation (held out, 4,230
+# numbers): 26 first read wrong read right, none the other way; at 5, 20 (docs/benchmarks.md).
 SLIP_ALLOWANCE = 3
 # Each digit of a turn box and of a written number is read alone as well (lone_digits.py). On
 # validation photos of held-out hands (phone, coarse varied digits): a turn's, a draw's digits
@@ -301,7 +298,8 @@ def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray]
     ways = (heads["sign"][:, None, None] * heads["tens"][None, :, None]) * heads["units"][None, None, :]
     joint = np.bincount(number_of_way, weights=ways.ravel())  # each number's ways added in turn, in their order
     if bounds is not None:
-        possible = np.where(_within(bounds[0] - SLIP_ALLOWANCE, bounds[1] + SLIP_ALLOWANCE), joint, 0.0)
+        values = np.array(numbers)
+        possible = np.where((values >= bounds[0] - SLIP_ALLOWANCE) & (values <= bounds[1] + SLIP_ALLOWANCE), joint, 0)
         if possible.sum() > 0:
             joint = possible / possible.sum()
     return tuple(Candidate(numbers[index], float(joint[index]))
@@ -309,21 +307,14 @@ def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray]
 
 
 @lru_cache(maxsize=None)
-def _within(least: int, most: int) -> np.ndarray:
-    """Which of the numbers the heads write (_written_numbers) lie from ``least`` to ``most``."""
-    values = np.array(_written_numbers()[0])
-    return (values >= least) & (values <= most)
-
-
-@lru_cache(maxsize=None)
-def _written_numbers() -> tuple[tuple[int, ...], np.ndarray]:
+def _written_numbers() -> tuple[list[int], np.ndarray]:
     """The numbers the sign, tens and units heads' classes write, in the order of their first
     way (the heads' classes in turn, the units' fastest), and the number each way writes."""
     names = head_classes(NUMBER_CLASSES)
     written = [-value if sign == "-" else value
                for sign, tens, units in itertools.product(names["sign"], names["tens"], names["units"])
                for value in [(0 if tens == "none" else 10 * int(tens)) + int(units)]]
-    numbers = tuple(dict.fromkeys(written))
+    numbers = list(dict.fromkeys(written))
     return numbers, np.array([numbers.index(value) for value in written])
 
 
@@ -361,9 +352,8 @@ def steadied_heads(ensemble: Ensemble, patches: np.ndarray,
 
 def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None = None,
                bounds: Mapping[str, tuple[int, int]] | None = None) -> BoxReading:
-    """Read every box of a canonical sheet image ((h, w) uint8); each written number within
-    the ``bounds`` of its category's points (score.points_bounds, of the default rules unless
-    given)."""
+    """Read every box of a canonical sheet image ((h, w) uint8); each written number within the
+    ``bounds`` of its category's points (score.points_bounds; the default rules' unless given)."""
     bounds = points_bounds() if bounds is None else bounds
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
@@ -383,30 +373,8 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written, digit_groups)
 
 
-def turn_labels(turn: dict) -> list[int]:
-    """A truth turn (bench form) as the turn network's per-head labels, -1 where a head does
-    not apply."""
-    names = head_classes(TURN_CLASSES)
-    labels = dict.fromkeys(names, -1)
-    labels["kind"] = names["kind"].index(turn["kind"])
-    for head, digit in turn_digits(turn_from_dict(turn, 0)).items():
-        labels[head] = names[head].index(str(digit))
-    return [labels[head] for head in names]
-
-
 def number_digits(value: int) -> dict[str, int | None]:
     """A written number's digits by the number network's head that reads each: its "tens"
     (None where it has none) and its "units"."""
     tens, units = divmod(abs(value), 10)
     return {"tens": tens or None, "units": units}
-
-
-def number_labels(value: int) -> list[int]:
-    """A written number as the number network's sign, tens and units labels."""
-    names = head_classes(NUMBER_CLASSES)
-    digits = number_digits(value)
-    if (digits["tens"] or 0) > 9:
-        raise ValueError(f"{value}: the number reader reads at most two digits")
-    return [names["sign"].index("-" if value < 0 else "+"),
-            names["tens"].index(str(digits["tens"]) if digits["tens"] else "none"), names["units"].index(str(digits["units"]))]
-
