@@ -284,10 +284,9 @@ def points_bounds(rules: RuleSet = RuleSet()) -> dict[str, tuple[int, int]]:
     return bounds
 
 
-def _most_spaced_lanterns() -> int:
-    """How many lanterns can stand on the grid at LANTERN_MIN_DISTANCE from each other (a search)."""
-    def most(chosen: tuple[Cell, ...], start: int) -> int:
-        return max([len(chosen)] + [most(chosen + (cell,), index + 1) for index, cell in enumerate(ALL_CELLS[start:], start)
-                                    if all(abs(cell[0] - r) + abs(cell[1] - c) >= LANTERN_MIN_DISTANCE for r, c in chosen)])
-
-    return most((), 0)
+def _most_spaced_lanterns(chosen: tuple[Cell, ...] = (), start: int = 0) -> int:
+    """How many lanterns can stand on the grid at LANTERN_MIN_DISTANCE from each other: the
+    ``chosen`` and the most of the cells from ALL_CELLS[start] on (a search)."""
+    spaced = [index for index, cell in enumerate(ALL_CELLS[start:], start)
+              if all(abs(cell[0] - r) + abs(cell[1] - c) >= LANTERN_MIN_DISTANCE for r, c in chosen)]
+    return max([len(chosen)] + [_most_spaced_lanterns(chosen + (ALL_CELLS[index],), index + 1) for index in spaced])

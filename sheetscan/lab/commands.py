@@ -73,7 +73,8 @@ def bench_synth_command(
 
 def _sure_by_text(f: dict) -> str:
     """The sure sheets by what bore them out, each with its exact ones."""
-    return "  sure by: " + ", ".join(f"{route} {n['sure']} ({n['exact']} exact)" for route, n in f["sheets_sure_by"].items())
+    by = f["sheets_sure_by"]
+    return "  sure by: " + ", ".join(f"{route} {n['sure']} ({n['exact']} exact)" for route, n in by.items())
 
 
 def _writing(figures: dict) -> str:
