@@ -172,15 +172,32 @@ def test_a_turn_the_decoder_moved_against_the_networks_is_to_check_unless_the_sh
     # numbers give the ninth, not the turn as well
     assert sheet_verdict(reading, _first_read_otherwise(boxes, rules_give), record, rules_give, (),
                          sure_above=0.9).sure
-    both = sheet_verdict(reading, _first_read_otherwise(first_read_as(0.1), rules_give), record, rules_give, (),
-                         sure_above=0.9)
+    # where two drawings in doubt may trade kinds a player's slip away, the turn log cannot vouch either
+    both = sheet_verdict(_slip_away_in_doubt(record), _first_read_otherwise(first_read_as(0.1), rules_give), record,
+                         rules_give, (), sure_above=0.9)
     assert f"turn {index + 1}" in [d.what for d in both.doubts] and not both.sure
+    # with every drawing read surely, the log read surely but for the moved turn vouches for the score
+    by_log = sheet_verdict(reading, _first_read_otherwise(first_read_as(0.1), rules_give), record, rules_give, (),
+                           sure_above=0.9)
+    assert by_log.sure_by == "turn log"
+
+
+def _slip_away_in_doubt(record, agreeing_apart=("moss", "bamboo")):
+    """``record`` read with two drawings in doubt whose kinds the log allows traded, the trade
+    changing one category's points alone (not one of ``agreeing_apart``): a player's slip away."""
+    rules_give = score(record.garden).breakdown
+    for first, second, swapped in _swaps_the_log_allows(record):
+        changed = [c for c in CATEGORIES[:-1] if score(swapped).breakdown[c] != rules_give[c]]
+        if len(changed) == 1 and changed[0] not in agreeing_apart:
+            a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
+            return garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
+    raise AssertionError("no trade a slip away")
 
 
 def test_two_signs_are_borne_out_where_the_drawings_and_turn_boxes_alone_decode_to_the_same_record():
     record = honest_game(6)
     rules_give = score(record.garden).breakdown
-    reading, boxes = garden_reading(record), box_reading(record)
+    reading, boxes = _slip_away_in_doubt(record), box_reading(record)
     moved = _turn_first_read_as(boxes, record, 0.1)
     both = _first_read_otherwise(moved, rules_give)
     asked = []
@@ -315,6 +332,24 @@ def test_the_turn_log_vouches_for_doubtful_drawings_unless_two_could_trade_kinds
     finding = audit(replace(record, bonsai_pruned=record.bonsai_pruned + 1), score(record.garden))
     assert finding and not log_vouched(one_in_doubt, boxes, record, rules_give, tuple(finding), sure_above=0.9)
     assert not log_vouched(one_in_doubt, _first_turn_unsure(boxes), record, rules_give, (), sure_above=0.9)
+
+
+def test_with_slips_too_the_log_leaves_to_check_a_trade_one_players_slip_away():
+    # two drawings in doubt that may trade kinds within the log, a number first read surely as the
+    # rules give ruling the trade out; where the trade changes one category only, the player's slip
+    # there would leave every other number agreeing: slips_too does not take the number's word
+    found = {}
+    for record in map(honest_game, range(10)):
+        rules_give = score(record.garden).breakdown
+        for first, second, swapped in _swaps_the_log_allows(record):
+            moved = sum(score(swapped).breakdown[category] != rules_give[category] for category in CATEGORIES[:-1])
+            found.setdefault(min(moved, 2), (record, first, second))
+    for moved, (record, first, second) in sorted(found.items()):
+        a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
+        both_in_doubt = garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
+        rules_give, boxes = score(record.garden).breakdown, box_reading(record)
+        assert log_vouched(both_in_doubt, boxes, record, rules_give, (), sure_above=0.9)
+        assert log_vouched(both_in_doubt, boxes, record, rules_give, (), sure_above=0.9, slips_too=True) == (moved > 1)
 
 
 def test_two_doubtful_drawings_that_could_trade_kinds_without_moving_a_point_leave_the_score_standing():
