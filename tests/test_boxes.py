@@ -314,13 +314,19 @@ def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeyp
     assert model_paths("SHEETSCAN_TEST_MODEL", defaults) == (Path("x"), Path("y"))
 
 
-def test_only_a_small_sheet_gets_the_second_box_model():
-    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, SMALL_SHEET_PX_PER_MM, box_models_for
+def test_only_a_small_sheet_gets_the_second_box_and_cell_models():
+    from sheetscan.reading.boxes import DEFAULT_BOX_MODEL_PATHS, box_models_for
+    from sheetscan.reading.networks import SMALL_SHEET_PX_PER_MM
+    from sheetscan.reading.read import DEFAULT_MODEL_PATHS, cell_models_for
 
     small = box_models_for(SMALL_SHEET_PX_PER_MM - 0.1, DEFAULT_BOX_MODEL_PATHS)
     large = box_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_BOX_MODEL_PATHS)
     assert [len(e.nets) for e in (small.turn, small.mark, small.number)] == [2, 2, 2]
     assert [len(e.nets) for e in (large.turn, large.mark, large.number)] == [1, 1, 1]
+    small_cells = cell_models_for(SMALL_SHEET_PX_PER_MM - 0.1, DEFAULT_MODEL_PATHS)
+    large_cells = cell_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_MODEL_PATHS)
+    assert [len(e.nets) for e in (small_cells.decoration, small_cells.water)] == [2, 2]
+    assert [len(e.nets) for e in (large_cells.decoration, large_cells.water)] == [1, 1]
 
 
 def test_a_number_no_garden_can_give_is_read_as_one_it_can():

@@ -22,8 +22,8 @@ from sheetscan.reading.digits import DigitGroup, digits_together, part_windows
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.lone_digits import (ALONE_HEADS, DIGIT_MODEL_PATH, DIGIT_PATCH, joined, joined_number_heads,
                                            load_digit_networks, number_digits_alone)
-from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, model_paths, shipped_model_set,
-                                        split_heads)
+from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, model_paths, model_sets_for,
+                                        shipped_model_set, split_heads)
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
 from sheetscan.names import DEFAULT_LAYOUT
@@ -34,14 +34,13 @@ from sheetscan.game.score import points_bounds
 # Two box models trained on the same run, the second with table photos too (train.PLANS "boxes"
 # and "boxes-tables"). A sheet on a table photo may have 1.2 to 3 px/mm, where a turn log read
 # by the first alone is often wrong and leads the decoder to change right cells; a sheet read
-# at less than SMALL_SHEET_PX_PER_MM gets the average of both. On validation photos (seeds
+# at less than networks.SMALL_SHEET_PX_PER_MM gets the average of both. On validation photos (seeds
 # 77-82, none a bench figure's), wrong totals of table sheets: 14 of 449 with the first alone,
 # 10 with both on every sheet, 10 with both below 2.5 px/mm (137 sheets). Above that, both on
 # every sheet changed no total (298 sheets alone) and cost 9 ms a sheet (read_boxes 14 -> 23 ms).
 DEFAULT_BOX_MODEL_PATHS = (shipped_model_set("boxes"), shipped_model_set("boxes_tables"))
 BOX_MODEL_PATHS = model_paths("SHEETSCAN_BOX_MODEL", DEFAULT_BOX_MODEL_PATHS)
 BOX_REBUILD_COMMAND = "sheetscan train --networks boxes; sheetscan train --networks boxes-tables"
-SMALL_SHEET_PX_PER_MM = 2.5  # photo pixels per sheet mm below which every box model reads
 TURNS = 12
 DIGITS = tuple(str(d) for d in range(1, 7))
 TURN_CLASSES = (*(f"kind:{k.value}" for k in TurnKind), *(f"first:{d}" for d in DIGITS),
@@ -207,7 +206,7 @@ def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
 def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
     """The box networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
     ``paths`` for a small sheet, of the first alone otherwise."""
-    return load_box_models(paths if px_per_mm < SMALL_SHEET_PX_PER_MM else paths[:1])
+    return load_box_models(model_sets_for(px_per_mm, paths))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,11 @@ from sheetscan.errors import ModelError
 CLASSES_KEY = "classes"  # metadata: the output layer's class names, a JSON list
 TEMPERATURE_KEY = "temperature"  # metadata: each class's softmax temperature, a JSON list (absent: 1)
 SHIPPED_MODELS = "sheetscan.models"  # the package that holds the trained model sets
+# Cells and boxes each have two model sets trained on the same run, the second with more table
+# photos (train.PLANS "cells-tables", "boxes-tables"): a sheet seen at less than this many photo
+# pixels per sheet mm (a table photo's sheet, 1.2-3 px/mm) is read by both, averaged; a larger
+# one by the first alone, which reads it as well (boxes.py and read.py say how each was chosen).
+SMALL_SHEET_PX_PER_MM = 2.5
 # what ONNX Runtime raises on a graph it cannot run (its errors derive from Exception alone)
 UNRUNNABLE = (runtime_errors.Fail, runtime_errors.InvalidGraph, runtime_errors.InvalidProtobuf,
               runtime_errors.InvalidArgument, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
@@ -145,6 +150,12 @@ def load_networks(folder: Path, classes: dict[str, tuple[str, ...]], rebuild: st
         if nets[name].classes != expected:
             raise ModelError(f"{path}: the model's classes do not match this version; run '{rebuild}'")
     return nets
+
+
+def model_sets_for(px_per_mm: float, paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The model sets of ``paths`` that read a sheet seen at ``px_per_mm`` photo pixels per sheet
+    mm: every one for a small sheet, the first alone otherwise (SMALL_SHEET_PX_PER_MM)."""
+    return paths if px_per_mm < SMALL_SHEET_PX_PER_MM else paths[:1]
 
 
 def load_ensembles(paths: tuple[Path, ...], classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, Ensemble]:

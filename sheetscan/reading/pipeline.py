@@ -23,7 +23,7 @@ from sheetscan.design.layout import Layout, load_layout
 from sheetscan.reading.locate import Located, SheetLocation, locate_sheets
 from sheetscan.reading.pictures import draw_cells, draw_located, draw_water, save_picture
 from sheetscan.reading.photo import Photo, load_photo
-from sheetscan.reading.read import GardenReading, KnownDrawings, load_cell_models, read_garden
+from sheetscan.reading.read import GardenReading, KnownDrawings, cell_models_for, load_cell_models, read_garden
 from sheetscan.reading.register import registered_layout
 from sheetscan.reading.verdict import Verdict, sheet_verdict
 from sheetscan.reading.rectify import crop, rectify
@@ -156,7 +156,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
     paper = np.median(crop(canonical, layout.region("garden")))
     if paper < DARK_PAPER:
         raise UnreadableSheetError(f"sheet {number} is too dark to read (paper grey {paper:.0f}); use more light")
-    reading = read_garden(canonical, layout, known=known)
+    reading = read_garden(canonical, layout, cell_models_for(location.px_per_mm), known=known)
     boxes_at = registered_layout(canonical, layout, location.px_per_mm)  # the boxes where printed, past the lens's bend
     boxes = read_boxes(canonical, boxes_at, box_models_for(location.px_per_mm), points_bounds(rules))
     with sheet_remembered(), collector_paused():  # the verdict's decode labels many of the decode's turn logs again

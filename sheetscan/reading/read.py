@@ -14,15 +14,19 @@ import numpy as np
 
 from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
 from sheetscan.reading.groups import alike_groups, drawing_features, drawing_similarity
-from sheetscan.reading.networks import Ensemble, Network, load_ensembles, load_networks, model_paths, shipped_model_set
+from sheetscan.reading.networks import (Ensemble, Network, load_ensembles, load_networks, model_paths, model_sets_for,
+                                        shipped_model_set)
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
 from sheetscan.game.rules import DECORATION_BY_LETTER, GRID_SIZE, Decoration
 
 # Two cell models trained on the same run with different shares of table photos (train.PLANS
-# "cells" and "cells-tables"); a cell's probabilities are the average of theirs. On validation
-# photos (seeds 77-81, none a bench figure's), wrong totals: table sheets 12 of 449 with the
-# first alone, 6 with the second, 7 with the pair; sheets alone 6, 9 and 7 of 450.
+# "cells" and "cells-tables"); a small sheet's cells (networks.SMALL_SHEET_PX_PER_MM) get the
+# average of theirs, a larger one's the first's alone. On validation photos (seeds 77-81, none a
+# bench figure's), wrong totals: table sheets 12 of 449 with the first alone, 6 with the second,
+# 7 with the pair; sheets alone 6, 9 and 7 of 450. Held-out hands alone (2026-12-07, seeds 79-82,
+# 160 sheets at 2.7-8.6 px/mm): the first alone 153 exact, 103 sure (2 wrong), the pair 152, 101
+# (2 wrong); the pair's second network cost 16 ms a sheet.
 DEFAULT_MODEL_PATHS = (shipped_model_set("cells"), shipped_model_set("cells_tables"))
 MODEL_PATHS = model_paths("SHEETSCAN_MODEL", DEFAULT_MODEL_PATHS)
 REBUILD_COMMAND = "sheetscan train --networks cells; sheetscan train --networks cells-tables"
@@ -57,6 +61,12 @@ class CellModels:
 def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
     """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
     return CellModels(**load_ensembles(paths, CLASSES, REBUILD_COMMAND))
+
+
+def cell_models_for(px_per_mm: float, paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
+    """The cell networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
+    ``paths`` for a small sheet, of the first alone otherwise (networks.model_sets_for)."""
+    return load_cell_models(model_sets_for(px_per_mm, paths))
 
 
 @lru_cache(maxsize=2)
