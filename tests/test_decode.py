@@ -15,6 +15,7 @@ from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
+from sheetscan.reading.read import GardenReading
 from sheetscan.game.garden import ALL_CELLS, SheetRecord
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
@@ -144,7 +145,8 @@ def _jointly_misread_cells(record: SheetRecord):
     return None
 
 
-def test_two_cells_misread_together_are_corrected_together():
+def _two_cells_misread_together() -> tuple[SheetRecord, GardenReading]:
+    """A game and a reading of it with two cells misread that only explain its findings together."""
     for seed in range(20):
         record = honest_game(seed)
         found = _jointly_misread_cells(record)
@@ -154,9 +156,28 @@ def test_two_cells_misread_together_are_corrected_together():
     doubts = {cell: {misread.category: 0.6, truth.category: 0.4} for cell, truth, misread in found}
     reading = garden_reading(record, doubts)
     assert all(reading.garden.decoration(cell) is misread for cell, _, misread in found)
+    return record, reading
+
+
+@pytest.mark.parametrize("drawings_alike", [False, True])
+def test_two_cells_misread_together_are_corrected_together(drawings_alike):
+    # with the drawings' likeness, the cell by cell descent weighs its pairs only after the
+    # drawings are read together: the same reading comes out
+    record, reading = _two_cells_misread_together()
+    if drawings_alike:
+        reading = replace(reading, similarity=alike_by_kind(record))
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden == record.garden
     assert any(" and cell " in change for change in decoded.changes)
+
+
+def test_a_descent_asked_for_moves_alone_stands_where_only_a_pair_helps_then_takes_the_pair():
+    record, reading = _two_cells_misread_together()
+    descent = _descent(reading, box_reading(record))
+    assert not descent.step(pairs=False)
+    assert not descent.done and descent.rounds == 0 and descent.record.garden == reading.garden
+    assert descent.step() and descent.rounds == 1
+    assert descent.record.garden == record.garden and " and cell " in descent.changes[0]
 
 
 def _misread_cells(record: SheetRecord, seed: int, count: int = 4):

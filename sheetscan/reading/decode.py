@@ -84,13 +84,9 @@ LOG_FIT_MARGIN = 1.0
 # same at a cell margin of 0.5 or 2, 6 to 12 cell swaps, 3 to 10 decoded; 73 with one round, a
 # beam of 1 or 5 ways to trade kinds); own hands 40 of 40, and 40 of 40 with the players'
 # mistakes at rate 0.5 (seed 79).
-SWAP_ENERGY_MARGIN = 3.0
-SWAP_ENERGY_COST = 1.0
-CELL_SWAP_MARGIN = 1.0
-MAX_CELL_SWAPS = 6
-TRADE_ROUNDS = 2
-TRADE_BEAM = 3
-TRADES_DECODED = 3
+SWAP_ENERGY_MARGIN, SWAP_ENERGY_COST = 3.0, 1.0
+CELL_SWAP_MARGIN, MAX_CELL_SWAPS = 1.0, 6
+TRADE_ROUNDS, TRADE_BEAM, TRADES_DECODED = 2, 3, 3
 # The cell by cell descent takes ROUNDS_ALONE rounds, and more while its findings need at most
 # MISTAKES_LEFT_ALONE mistakes, before the drawings are read together where it still leaves
 # findings: a misreading or two of a hand the networks know is set right alone. Where they are
@@ -102,15 +98,16 @@ TRADES_DECODED = 3
 # two and then while two mistakes or fewer are left, x1.68, x4.25 and x1.79 (the pad's slowest
 # own sheets otherwise labelled for nothing: x2.1 and x2.2 against x2.9 and x3.0). At 1, 2 and
 # these, every record of 135 validation sheets (seeds 77-81) is the one finishing first gave.
+# Those rounds take a move alone: pairs of moves (300 weighed, a fifth of a held-out read) wait for
+# the labelling to say what they must beat (2026-12-07: 440 validation sheets' records the same).
 ROUNDS_ALONE = 2
 MISTAKES_LEFT_ALONE = 2
 
 
 @dataclass(frozen=True)
 class _Together:
-    """A sheet read with its drawings labelled together: what it costs (the relabelling's,
-    its other changes' and its findings'), the record, its findings, the changes said, and the
-    labelling."""
+    """A sheet read with its drawings labelled together: what it costs (the relabelling's, its
+    other changes' and its findings'), the record, its findings, the changes said, the labelling."""
 
     cost: float
     record: SheetRecord
@@ -150,11 +147,12 @@ def _labelled_together(reading: GardenReading, base: SheetRecord, dice_faces: Ma
                        ) -> tuple[SheetRecord, float, list[Cell], Labelling]:
     """``base`` with its decorated cells labelled together with its turn log (labelling.py; from
     ``start``'s labels, when given), what that costs, the cells it changed and the labelling.
-    Cells that join drawings alike to them (and more alike than those they leave) move as a group: RELABEL_GROUP_COST for each kind read as another,
-    however many cells (one way to draw, misread everywhere, is one misreading). Any other change
-    costs what its networks' reading says, capped at GROUP_CELL_COST: a player's own mistake in
-    the turn log must not be explained away by moving a cell away from its like. A tree's mark
-    read the other way costs what its networks say, capped at MARK_CELL_COST."""
+    Cells that join drawings alike to them (and more alike than those they leave) move as a
+    group: RELABEL_GROUP_COST for each kind read as another, however many cells (one way to draw,
+    misread everywhere, is one misreading). Any other change costs what its networks' reading
+    says, capped at GROUP_CELL_COST: a player's own mistake in the turn log must not be explained
+    away by moving a cell away from its like. A tree's mark read the other way costs what its
+    networks say, capped at MARK_CELL_COST."""
     arguments, p, classes = _labelling_inputs(reading, base, dice_faces)
     cells, similarity = arguments[2], arguments[1]
     labelling = made or label_together(*arguments, None if start is None else start.labels)
@@ -365,14 +363,14 @@ def decode_sheet(reading: GardenReading, boxes: BoxReading, rules: RuleSet = Rul
     """The record that best fits the readings and the rules (see the module's note); with
     ``groups``, cells drawn alike may also take another kind together, and when the sheet still
     contradicts itself its drawings are labelled together with its turn log (labelling.py)."""
-    audit = SheetAudit(rules, dice_faces)
-    first = best_reading(reading, boxes)
+    audit, first = SheetAudit(rules, dice_faces), best_reading(reading, boxes)
     moves = cell_moves(reading) + box_moves(boxes) + (group_moves(reading) if groups else [])
     cell_by_cell = Descent(first, audit.findings(first), moves, audit)
+    can_read_together = groups and reading.similarity is not None and first.turns is not None
     while not cell_by_cell.done and (cell_by_cell.rounds < ROUNDS_ALONE
                                      or sheet_cost(cell_by_cell.findings) <= MISTAKES_LEFT_ALONE * FINDING_COST):
-        cell_by_cell.step()
-    can_read_together = groups and reading.similarity is not None and first.turns is not None
+        if not cell_by_cell.step(pairs=not can_read_together):
+            break
     if can_read_together and _leaves_findings(cell_by_cell, dice_faces):
         # from the boxes as first read: the descent may have taken a turn box to fit a misread cell
         now, together = start = _together_start(reading, first, boxes, dice_faces, audit)

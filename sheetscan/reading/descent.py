@@ -281,20 +281,32 @@ class Descent:
         self.spent = 0.0
         self.rounds = 0
         self.done = not sheet_cost(findings)
+        self._no_single_helps = False  # its moves were weighed one at a time where it stands, none helping
 
     @property
     def cost(self) -> float:
         """What its changes and its findings cost now: each round lowers it."""
         return self.spent + sheet_cost(self.findings)
 
-    def step(self) -> None:
-        """Take the change that most lowers the sheet's cost, or end where none does."""
+    def step(self, pairs: bool = True, ceiling: float = math.inf) -> bool:
+        """Take the change that most lowers the sheet's cost, or end where none does; whether
+        one was taken. Without ``pairs``, a single move alone, and under a ``ceiling``, a change
+        that leaves the changes' cost at most that: where none of those helps, the descent
+        stands, not done (its pairs, its dearer changes, weighed at the next step asked with them)."""
         cost = sheet_cost(self.findings)
-        best = (best_change(self.record, cost, [(move,) for move in self.moves], self.audit)
-                or best_change(self.record, cost, cheap_pairs(self.moves, cost), self.audit))
+        best = None
+        if not self._no_single_helps:
+            best = best_change(self.record, cost, [(move,) for move in self.moves if self.spent + move.cost <= ceiling],
+                               self.audit)
+            self._no_single_helps = best is None and ceiling == math.inf
+        if best is None and pairs:
+            best = best_change(self.record, cost, [pair for pair in cheap_pairs(self.moves, cost)
+                                                   if self.spent + sum(move.cost for move in pair) <= ceiling], self.audit)
+            if best is None and ceiling == math.inf:
+                self.done = True
         if best is None:
-            self.done = True
-            return
+            return False
+        self._no_single_helps = False
         _, change, self.record, after = best
         resolved = sorted({f.kind for f in self.findings if f not in after})
         what = " and ".join(move.what for move in change)
@@ -305,6 +317,7 @@ class Descent:
         self.spent += sum(move.cost for move in change)
         self.rounds += 1
         self.done = self.rounds == MAX_ROUNDS or not sheet_cost(after)
+        return True
 
     def finish(self) -> "Descent":
         while not self.done:
@@ -314,10 +327,14 @@ class Descent:
     def costs_more_than(self, cost: float) -> bool:
         """Whether the finished descent costs more than ``cost``, taking only the rounds that
         tell: it ends where it stands or after one more change at least as dear as its cheapest
-        move, and its changes' cost only grows."""
+        move, and its changes' cost only grows. So each round weighs only the changes it can
+        still afford: where none of those lowers it, the descent ends dearer, whether it would
+        take a dearer change or none. (Where one does, a dearer change might have lowered it
+        more: the descent then goes on by the cheaper, as a sheet it may read for less.)"""
         while not self.done and self.cost > cost:
             if self.spent + min((move.cost for move in self.moves), default=math.inf) > cost:
                 return True
-            self.step()
+            if not self.step(ceiling=cost):
+                return True
         return self.cost > cost
 
