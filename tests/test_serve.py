@@ -377,3 +377,21 @@ def test_a_players_corrected_sheets_are_known_drawings_when_their_next_sheet_is_
     known = seen["known"]
     letters = [letter for line in corrected for letter in line if letter != "."]
     assert len(known.patches) == len(known.kinds) == len(letters)  # each corrected drawing, with its kind
+
+
+def test_a_warm_worker_loads_no_network_for_a_sheet_small_or_large(monkeypatch):
+    import sheetscan.reading.networks as networks
+    from sheetscan.reading.boxes import box_models_for, load_box_models
+    from sheetscan.reading.read import cell_models_for, load_cell_models
+    from sheetscan.serve.work import warm_up
+
+    load_cell_models.cache_clear()  # as in a fresh worker
+    load_box_models.cache_clear()
+    warm_up()
+    loaded = []
+    load_networks = networks.load_networks
+    monkeypatch.setattr(networks, "load_networks", lambda *arguments: loaded.append(arguments) or load_networks(*arguments))
+    for px_per_mm in (1.2, 2.4, 2.5, 9.0):
+        cell_models_for(px_per_mm)
+        box_models_for(px_per_mm)
+    assert loaded == []
