@@ -299,7 +299,7 @@ def test_a_missing_digit_model_names_its_file_and_the_command_that_rebuilds_it(t
 
     monkeypatch.setattr(boxes, "DIGIT_MODEL_PATH", tmp_path / "digits")
     with pytest.raises(ModelError, match=f"{tmp_path / 'digits'}.*sheetscan train --networks digits"):
-        boxes.load_box_models.__wrapped__(boxes.DEFAULT_BOX_MODEL_PATHS[:1])  # not the loaded models of other tests
+        boxes._loaded_box_models.__wrapped__(boxes.DEFAULT_BOX_MODEL_PATHS[:1])  # not the loaded models of other tests
 
 
 def test_model_paths_come_from_the_variable_joined_by_the_path_separator(monkeypatch, tmp_path):
@@ -327,6 +327,8 @@ def test_only_a_small_sheet_gets_the_second_box_and_cell_models():
     large_cells = cell_models_for(SMALL_SHEET_PX_PER_MM, DEFAULT_MODEL_PATHS)
     assert [len(e.nets) for e in (small_cells.decoration, small_cells.water)] == [2, 2]
     assert [len(e.nets) for e in (large_cells.decoration, large_cells.water)] == [1, 1]
+    # the same networks, loaded once
+    assert large.turn.nets[0] is small.turn.nets[0] and large_cells.water.nets[0] is small_cells.water.nets[0]
 
 
 def test_a_number_no_garden_can_give_is_read_as_one_it_can():

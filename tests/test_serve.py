@@ -381,17 +381,18 @@ def test_a_players_corrected_sheets_are_known_drawings_when_their_next_sheet_is_
 
 def test_a_warm_worker_loads_no_network_for_a_sheet_small_or_large(monkeypatch):
     import sheetscan.reading.networks as networks
-    from sheetscan.reading.boxes import box_models_for, load_box_models
-    from sheetscan.reading.read import cell_models_for, load_cell_models
+    from sheetscan.reading import boxes, read
     from sheetscan.serve.work import warm_up
 
-    load_cell_models.cache_clear()  # as in a fresh worker
-    load_box_models.cache_clear()
+    read._loaded_cell_models.cache_clear()  # as in a fresh worker
+    boxes._loaded_box_models.cache_clear()
     warm_up()
     loaded = []
     load_networks = networks.load_networks
     monkeypatch.setattr(networks, "load_networks", lambda *arguments: loaded.append(arguments) or load_networks(*arguments))
-    for px_per_mm in (1.2, 2.4, 2.5, 9.0):
-        cell_models_for(px_per_mm)
-        box_models_for(px_per_mm)
+    for px_per_mm in (1.2, 2.4, 2.5, 9.0):  # as the pipeline asks: with the paths, and without
+        read.cell_models_for(px_per_mm)
+        boxes.box_models_for(px_per_mm)
+    read.load_cell_models(read.MODEL_PATHS)
+    boxes.load_box_models(boxes.BOX_MODEL_PATHS)
     assert loaded == []

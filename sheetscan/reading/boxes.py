@@ -22,7 +22,7 @@ from sheetscan.reading.digits import DigitGroup, digits_together, part_windows
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.lone_digits import (ALONE_HEADS, DIGIT_MODEL_PATH, DIGIT_PATCH, joined, joined_number_heads,
                                            load_digit_networks, number_digits_alone)
-from sheetscan.reading.networks import (Ensemble, Network, head_classes, load_ensembles, model_paths, model_sets_for,
+from sheetscan.reading.networks import (Ensemble, Network, for_sheet_size, head_classes, load_ensembles, model_paths,
                                         shipped_model_set, split_heads)
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.design.layout import TURN_PARTS, Layout, Region, load_layout
@@ -196,17 +196,21 @@ class BoxModels:
     number_digit: Network
 
 
-@lru_cache(maxsize=4)
 def load_box_models(paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
-    """The trained box networks of ``paths`` and the digit networks; a missing or foreign file is
-    a ModelError."""
+    """The trained box networks of ``paths`` and the digit networks, loaded once in a process; a
+    missing or foreign file is a ModelError."""
+    return _loaded_box_models(tuple(paths))
+
+
+@lru_cache(maxsize=4)  # keyed by the paths alone: asked with its default or with it, loaded once
+def _loaded_box_models(paths: tuple[Path, ...]) -> BoxModels:
     return BoxModels(**load_ensembles(paths, CLASSES, BOX_REBUILD_COMMAND), **load_digit_networks(DIGIT_MODEL_PATH))
 
 
 def box_models_for(px_per_mm: float, paths: tuple[Path, ...] = BOX_MODEL_PATHS) -> BoxModels:
     """The box networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
     ``paths`` for a small sheet, of the first alone otherwise."""
-    return load_box_models(model_sets_for(px_per_mm, paths))
+    return for_sheet_size(load_box_models(paths), px_per_mm)
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, TypeVar
 
 import cv2
 import numpy as np
@@ -34,6 +34,7 @@ SHIPPED_MODELS = "sheetscan.models"  # the package that holds the trained model 
 # one by the first alone, which reads it as well (boxes.py and read.py say how each was chosen).
 SMALL_SHEET_PX_PER_MM = 2.5
 # what ONNX Runtime raises on a graph it cannot run (its errors derive from Exception alone)
+Models = TypeVar("Models")  # a dataclass of a reader's networks (read.CellModels, boxes.BoxModels)
 UNRUNNABLE = (runtime_errors.Fail, runtime_errors.InvalidGraph, runtime_errors.InvalidProtobuf,
               runtime_errors.InvalidArgument, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
 
@@ -152,10 +153,15 @@ def load_networks(folder: Path, classes: dict[str, tuple[str, ...]], rebuild: st
     return nets
 
 
-def model_sets_for(px_per_mm: float, paths: tuple[Path, ...]) -> tuple[Path, ...]:
-    """The model sets of ``paths`` that read a sheet seen at ``px_per_mm`` photo pixels per sheet
-    mm: every one for a small sheet, the first alone otherwise (SMALL_SHEET_PX_PER_MM)."""
-    return paths if px_per_mm < SMALL_SHEET_PX_PER_MM else paths[:1]
+def for_sheet_size(models: Models, px_per_mm: float) -> Models:
+    """``models`` (a dataclass whose ensembles hold a network of each model set) as a sheet seen
+    at ``px_per_mm`` photo pixels per sheet mm is read: every ensemble whole for a small sheet,
+    of its first network alone otherwise (SMALL_SHEET_PX_PER_MM). The networks are shared, so a
+    process that loaded the sets loads nothing more for either size."""
+    if px_per_mm < SMALL_SHEET_PX_PER_MM:
+        return models
+    return replace(models, **{item.name: Ensemble(value.nets[:1]) for item in fields(models)
+                              if isinstance(value := getattr(models, item.name), Ensemble)})
 
 
 def load_ensembles(paths: tuple[Path, ...], classes: dict[str, tuple[str, ...]], rebuild: str) -> dict[str, Ensemble]:

@@ -14,7 +14,7 @@ import numpy as np
 
 from sheetscan.reading.cells import DECORATION_MARGIN, PATCH_PX, WATER_MARGIN, WATER_PATCH_PX, garden_patches
 from sheetscan.reading.groups import alike_groups, drawing_features, drawing_similarity
-from sheetscan.reading.networks import (Ensemble, Network, load_ensembles, load_networks, model_paths, model_sets_for,
+from sheetscan.reading.networks import (Ensemble, Network, for_sheet_size, load_ensembles, load_networks, model_paths,
                                         shipped_model_set)
 from sheetscan.game.garden import ALL_CELLS, Garden, orthogonal_neighbours
 from sheetscan.design.layout import Layout
@@ -57,16 +57,21 @@ class CellModels:
         return self.water.probabilities(patches)[:, WATER_CLASSES.index("water")]
 
 
-@lru_cache(maxsize=4)
 def load_cell_models(paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
-    """The trained cell networks of ``paths``; a missing or foreign file is a ModelError."""
+    """The trained cell networks of ``paths``, loaded once in a process; a missing or foreign
+    file is a ModelError."""
+    return _loaded_cell_models(tuple(paths))
+
+
+@lru_cache(maxsize=4)  # keyed by the paths alone: asked with its default or with it, loaded once
+def _loaded_cell_models(paths: tuple[Path, ...]) -> CellModels:
     return CellModels(**load_ensembles(paths, CLASSES, REBUILD_COMMAND))
 
 
 def cell_models_for(px_per_mm: float, paths: tuple[Path, ...] = MODEL_PATHS) -> CellModels:
     """The cell networks for a sheet seen at ``px_per_mm`` photo pixels: those of every file of
-    ``paths`` for a small sheet, of the first alone otherwise (networks.model_sets_for)."""
-    return load_cell_models(model_sets_for(px_per_mm, paths))
+    ``paths`` for a small sheet, of the first alone otherwise (networks.for_sheet_size)."""
+    return for_sheet_size(load_cell_models(paths), px_per_mm)
 
 
 @lru_cache(maxsize=2)

@@ -58,15 +58,12 @@ def _known(folder: str, layout: Layout, reviewed: tuple[tuple[str, list[str]], .
 
 
 def warm_up() -> None:
-    """Load the reader's networks in a fresh worker, so the first photo sent does not wait for
-    them: those for a small sheet (a table photo's) and for a large one."""
-    from sheetscan.reading.boxes import box_models_for
-    from sheetscan.reading.networks import SMALL_SHEET_PX_PER_MM
-    from sheetscan.reading.read import cell_models_for, load_drawing_network
+    """Load the reader's networks in a fresh worker, so the first photo sent does not wait for them."""
+    from sheetscan.reading.boxes import load_box_models
+    from sheetscan.reading.read import load_cell_models, load_drawing_network
 
-    for px_per_mm in (SMALL_SHEET_PX_PER_MM / 2, SMALL_SHEET_PX_PER_MM):
-        cell_models_for(px_per_mm)
-        box_models_for(px_per_mm)
+    load_cell_models()
+    load_box_models()
     load_drawing_network()
 
 
