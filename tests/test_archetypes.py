@@ -1,10 +1,12 @@
-"""The hands of the synthetic bench: many archetypes per decoration, held-out and fresh splits that hold."""
+"""The hands of the synthetic bench: many archetypes per decoration, held-out, fresh and unseen splits that hold."""
+
+import itertools
 
 import numpy as np
 import pytest
 
 from sheetscan.game.rules import Decoration
-from sheetscan.synthetic.archetypes import ARCHETYPES, FRESH, HELD_OUT, TREE_MARKS, choices
+from sheetscan.synthetic.archetypes import ARCHETYPES, FRESH, HELD_OUT, TREE_MARKS, UNSEEN, choices
 from sheetscan.synthetic.glyphs import ellipse, fill
 from sheetscan.synthetic.glyphs import hatch_mask
 from sheetscan.synthetic.handdraw import player_drawings
@@ -42,12 +44,24 @@ def test_the_fresh_ways_are_two_a_thing_apart_from_the_held_out_and_from_trainin
         assert not {a.name for a in choices(archetypes, held_out=False) + choices(archetypes, held_out=True)} & FRESH
 
 
-@pytest.mark.parametrize("held_out, fresh", [(False, False), (True, False), (False, True)])
-def test_a_player_draws_from_one_side_of_the_split_only(held_out, fresh):
+def test_the_unseen_ways_are_two_a_thing_apart_from_every_other_split():
+    assert UNSEEN <= {archetype.name for archetype in EVERY} and not UNSEEN & (HELD_OUT | FRESH)
+    for archetypes in (*ARCHETYPES.values(), TREE_MARKS):
+        unseen = choices(archetypes, held_out=False, unseen=True)
+        assert len(unseen) == 2 and all(a.name in UNSEEN for a in unseen)
+        others = [choices(archetypes, held_out, fresh, fresh_trained)
+                  for held_out, fresh, fresh_trained in itertools.product((False, True), repeat=3)]
+        assert not {a.name for chosen in others for a in chosen} & UNSEEN
+
+
+@pytest.mark.parametrize("held_out, fresh, unseen", [(False, False, False), (True, False, False), (False, True, False),
+                                                     (False, False, True)])
+def test_a_player_draws_from_one_side_of_the_split_only(held_out, fresh, unseen):
     for seed in range(20):
-        names = player_drawings(np.random.default_rng(seed), held_out, fresh).names
+        names = player_drawings(np.random.default_rng(seed), held_out, fresh, unseen=unseen).names
         assert set(names) == {d.category for d in Decoration} | {"tree_mark"}
-        assert all((name in HELD_OUT) == held_out and (name in FRESH) == fresh for name in names.values())
+        assert all((name in HELD_OUT) == held_out and (name in FRESH) == fresh and (name in UNSEEN) == unseen
+                   for name in names.values())
 
 
 def test_a_plan_that_trains_on_the_fresh_ways_draws_them_beside_its_own_and_never_a_held_out_one():
@@ -75,6 +89,10 @@ def test_held_out_styles_reach_the_photo_and_its_truth():
     fresh = synth_photo(0, 3, "scan", megapixels=2, fresh_styles=True)
     assert all(set(sheet["drawings"].values()) <= FRESH for sheet in fresh.truth["sheets"])
     assert not any(set(sheet["drawings"].values()) & FRESH for sheet in photo.truth["sheets"] + plain.truth["sheets"])
+    unseen = synth_photo(0, 3, "scan", megapixels=2, unseen_styles=True)
+    assert all(set(sheet["drawings"].values()) <= UNSEEN for sheet in unseen.truth["sheets"])
+    assert not any(set(sheet["drawings"].values()) & UNSEEN
+                   for sheet in photo.truth["sheets"] + plain.truth["sheets"] + fresh.truth["sheets"])
 
 
 def test_hatching_fills_a_shape_at_its_spacing_and_nowhere_else():
@@ -100,8 +118,8 @@ def test_real_digits_come_in_tens_of_writers_with_a_held_out_part():
     assert minus_twelve.shape[1] > one.shape[1] + 10 and minus_twelve.max() > 0.9
 
 
-@pytest.mark.parametrize("styles", ["held_out_styles", "fresh_styles"])
-def test_held_out_and_fresh_styles_write_with_held_out_writers_only(styles):
+@pytest.mark.parametrize("styles", ["held_out_styles", "fresh_styles", "unseen_styles"])
+def test_held_out_fresh_and_unseen_styles_write_with_held_out_writers_only(styles):
     from sheetscan.synthetic.digits import HELD_OUT_FROM
 
     held = [s["style"]["digits"] for i in range(3) for s in synth_photo(i, 6, "scan", megapixels=2, **{styles: True}).truth["sheets"]]

@@ -181,7 +181,7 @@ def test_bench_audit_tells_the_sure_sheets_exact_and_wrong_apart():
     assert counted(verdict_tallies(slipped, sheet(3, None))) == {"exact_total"}
 
 
-@pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles"])
+@pytest.mark.parametrize("option", ["--coarse-digits", "--varied-digits", "--fresh-styles", "--unseen-styles"])
 @pytest.mark.parametrize("command", [["read"], ["audit"], ["table", "--sheets-per-photo", "2", "--jobs", "1", "--repeat", "1"]])
 def test_the_benches_draw_and_write_as_asked(runner, monkeypatch, command, option):
     from sheetscan.lab import bench, timing

@@ -104,16 +104,18 @@ def bench_games(count: int, seed: int) -> dict:
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
                layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
-               varied_digits: bool = False, fresh_styles: bool = False, timed: bool = True) -> dict:
+               varied_digits: bool = False, fresh_styles: bool = False, unseen_styles: bool = False,
+               timed: bool = True) -> dict:
     """Read ``count`` fresh synthetic photos and compare with their truth; with ``timed``, time a
     12-MP read.
-    ``held_out_styles``, ``fresh_styles``, ``coarse_digits`` and ``varied_digits`` draw and write
+    ``held_out_styles``, ``fresh_styles``, ``unseen_styles``, ``coarse_digits`` and ``varied_digits`` draw and write
     the sheets as synth_photo says; without ``sheet_learning`` the decoder reads no cells drawn alike together; ``markers``
     prints the corner markers as synth_photo says (the same sheets whatever it is);
     ``layout_name`` is the sheet design drawn, and read unless ``read_layout`` is given (a
     layout made from a photo, to compare with the design's own)."""
     read_layout = read_layout or load_layout(layout_name)
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles}
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
+               "unseen_styles": unseen_styles}
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -172,15 +174,17 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
 
 def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None, held_out_styles: bool = False,
                 markers: str = "all", sheet_learning: bool = True, layout_name: str = DEFAULT_LAYOUT,
-                coarse_digits: bool = False, varied_digits: bool = False, fresh_styles: bool = False) -> dict:
+                coarse_digits: bool = False, varied_digits: bool = False, fresh_styles: bool = False,
+                unseen_styles: bool = False) -> dict:
     """Read ``count`` fresh photos whose players err at ``mistake_rate``; compare the boxes
     read and the differences flagged with the truth (``held_out_styles``, ``layout_name``,
-    ``coarse_digits``, ``varied_digits``, ``fresh_styles``: see bench_read)."""
+    ``coarse_digits``, ``varied_digits``, ``fresh_styles``, ``unseen_styles``: see bench_read)."""
     from sheetscan.reading.pipeline import read_photo
 
     totals: dict[str, int] = {}
     layout = load_layout(layout_name)
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles}
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
+               "unseen_styles": unseen_styles}
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
@@ -230,7 +234,8 @@ def _winning_sheets(sheets: list[tuple[Mapping[str, int], int]]) -> set[int]:
 
 def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: int, say=None,
                 repeats: int = 5, held_out_styles: bool = False, markers: str = "all", layout_name: str = DEFAULT_LAYOUT,
-                coarse_digits: bool = False, varied_digits: bool = False, fresh_styles: bool = False) -> dict:
+                coarse_digits: bool = False, varied_digits: bool = False, fresh_styles: bool = False,
+                unseen_styles: bool = False) -> dict:
     """Read ``count`` table photos of ``sheets_per_photo`` sheets: sheets found and invented,
     exact totals, right winners; then sheets per second with 1 job and with ``jobs``, each
     the fastest of ``repeats`` reads, taken in turn (this machine's speed drifts by 30%), with
@@ -238,7 +243,8 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     from sheetscan.reading.batch import read_photos
 
     totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles}
+    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
+               "unseen_styles": unseen_styles}
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):

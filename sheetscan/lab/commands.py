@@ -29,6 +29,10 @@ FreshStyles = Annotated[bool, typer.Option("--fresh-styles", help="Draw every sh
                                            "invented after the decoder's tuning (synthetic/archetypes.py FRESH), "
                                            "which the drawing network now trains on too (the cell networks do not); "
                                            "digits by held-out writers.")]
+UnseenStyles = Annotated[bool, typer.Option("--unseen-styles", help="Draw every sheet with the drawing archetypes "
+                                            "invented on 2026-12-07 (synthetic/archetypes.py UNSEEN), out of all "
+                                            "training and tuning: the estimate of a hand nobody here has seen; "
+                                            "digits by held-out writers.")]
 SheetLearning = Annotated[bool, typer.Option("--sheet-learning/--without-sheet-learning",
                                              help="Let the decoder read cells drawn alike together (per-sheet learning).")]
 MarkerPrint = Enum("MarkerPrint", {name: name for name in MARKER_PRINTS}, type=str)
@@ -79,7 +83,8 @@ def _sure_by_text(f: dict) -> str:
 
 def _writing(figures: dict) -> str:
     """How a run's players drew and wrote (beyond held-out styles), as its figures' heading says it."""
-    said_as = (("fresh_styles", "fresh styles"), ("coarse_digits", "coarse digits"), ("varied_digits", "varied digits"))
+    said_as = (("fresh_styles", "fresh styles"), ("unseen_styles", "unseen styles"), ("coarse_digits", "coarse digits"),
+               ("varied_digits", "varied digits"))
     return "".join(f", {said}" for member, said in said_as if figures[member])
 
 
@@ -92,6 +97,7 @@ def bench_read_command(
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
+    unseen_styles: UnseenStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -118,7 +124,8 @@ def bench_read_command(
         f = bench.bench_read(n, seed, level.value, sheets_per_photo, say=lambda i: bar.update(1),
                              held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                              layout_name=layout.value, read_layout=reader_layout, coarse_digits=coarse_digits,
-                             varied_digits=varied_digits, fresh_styles=fresh_styles)
+                             varied_digits=varied_digits, fresh_styles=fresh_styles,
+                             unseen_styles=unseen_styles)
     pens = ", ".join(f"{pen} {share:.2%}" for pen, share in f["decoration_by_pen"].items())
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
@@ -153,6 +160,7 @@ def bench_audit_command(
     sheet_learning: SheetLearning = True,
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
+    unseen_styles: UnseenStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -170,7 +178,8 @@ def bench_audit_command(
         f = bench.bench_audit(n, seed, level.value, mistake_rate, say=lambda i: bar.update(1),
                               held_out_styles=held_out_styles, sheet_learning=sheet_learning, markers=markers.value,
                               layout_name=layout.value, coarse_digits=coarse_digits,
-                              varied_digits=varied_digits, fresh_styles=fresh_styles)
+                              varied_digits=varied_digits, fresh_styles=fresh_styles,
+                              unseen_styles=unseen_styles)
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos (seed {f['seed']}{', held-out styles' if f['held_out_styles'] else ''}"
         f"{_writing(f)}, markers {f['markers']}, {f['layout']}), {f['sheets']} sheets read",
@@ -197,6 +206,7 @@ def bench_table_command(
                                "the fastest counts (each round's own ratio is shown too)."),
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
+    unseen_styles: UnseenStyles = False,
     coarse_digits: CoarseDigits = False,
     varied_digits: VariedDigits = False,
     markers: MarkersOption = "all",
@@ -216,7 +226,7 @@ def bench_table_command(
     typer.echo(f"making {n} photos, then reading them with 1 job and with {jobs}, {repeat} times each...", err=True)
     f = bench.bench_table(n, seed, level.value, sheets_per_photo, jobs, repeats=repeat, held_out_styles=held_out_styles,
                           markers=markers.value, layout_name=layout.value, coarse_digits=coarse_digits,
-                          varied_digits=varied_digits, fresh_styles=fresh_styles,
+                          varied_digits=varied_digits, fresh_styles=fresh_styles, unseen_styles=unseen_styles,
                           say=lambda label: typer.echo(f"  read with {label.replace('_', ' ')}", err=True))
     print_figures(f, as_json, "\n".join([
         f"{f['photos']} {f['level']} photos of {f['sheets_per_photo']} {f['layout']} sheets (seed {f['seed']}, markers "

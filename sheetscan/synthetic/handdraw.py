@@ -47,15 +47,15 @@ class Drawings:
 
 
 def player_drawings(rng: np.random.Generator, held_out: bool = False, fresh: bool = False,
-                    fresh_trained: bool = False) -> Drawings:
-    """A player's drawings: each from the fresh archetypes, those held out of training, or the
-    others, the fresh ones among them with ``fresh_trained`` (archetypes.choices)."""
+                    fresh_trained: bool = False, unseen: bool = False) -> Drawings:
+    """A player's drawings: each from the unseen archetypes, the fresh ones, those held out of
+    training, or the others, the fresh ones among them with ``fresh_trained`` (archetypes.choices)."""
     names, strokes = {}, {}
     for decoration, archetypes in ARCHETYPES.items():
-        options = choices(archetypes, held_out, fresh, fresh_trained)
+        options = choices(archetypes, held_out, fresh, fresh_trained, unseen)
         archetype = options[rng.integers(len(options))]
         names[decoration.category], strokes[decoration] = archetype.name, archetype.draw(rng)
-    marks = choices(TREE_MARKS, held_out, fresh, fresh_trained)
+    marks = choices(TREE_MARKS, held_out, fresh, fresh_trained, unseen)
     mark = marks[rng.integers(len(marks))]
     names["tree_mark"] = mark.name
     return Drawings(names, strokes, mark.draw(rng), float(rng.uniform(*TREE_MARK_SIZE)))

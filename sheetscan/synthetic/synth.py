@@ -105,7 +105,8 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 mistake_rate: float = MISTAKE_RATE, megapixels: float | None = None,
                 scramble: bool = False, held_out_styles: bool = False, markers: str = "all",
                 layout_name: str = DEFAULT_LAYOUT, player: int | None = None, coarse_digits: bool = False,
-                varied_digits: bool = False, fresh_styles: bool = False, fresh_trained: bool = False) -> SynthPhoto:
+                varied_digits: bool = False, fresh_styles: bool = False, fresh_trained: bool = False,
+                unseen_styles: bool = False) -> SynthPhoto:
     """Make photo ``index`` of the run ``seed``: play, draw and photograph its sheets.
 
     ``player``: the sheet is drawn and written by the hand of photo ``player``'s (first) sheet,
@@ -113,8 +114,9 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
 
     ``scramble`` fills the boxes at random (``scrambled_record``): training data only.
     ``held_out_styles`` draws every sheet with the archetypes held out of training alone;
-    ``fresh_styles`` with the fresh ones alone (out of training and tuning), its digits written
-    by held-out writers. ``fresh_trained``: its hands draw the fresh ways beside the others (a
+    ``fresh_styles`` with the fresh ones alone (out of the cell networks' training and of tuning),
+    ``unseen_styles`` with the unseen ones alone (out of all training and tuning), their digits
+    written by held-out writers. ``fresh_trained``: its hands draw the fresh ways beside the others (a
     training plan that learns them: archetypes.choices).
     ``coarse_digits`` writes every real writer's digits from a coarse source (digits.py): a
     measure only, no training photo has them. ``varied_digits`` has every real writer write each
@@ -144,14 +146,14 @@ def synth_photo(index: int, seed: int, level: str, sheets_per_photo: int = 1,
         game = play_game(int(rng.integers(2**31)), mistake_rate=mistake_rate)
         record = scrambled_record(game.record, scrambler) if scramble else game.record
         style = random_style(rng)
-        unseen = held_out_styles or fresh_styles
+        unseen = held_out_styles or fresh_styles or unseen_styles
         if unseen or writers.random() < REAL_DIGITS_CHANCE:  # held out: always a writer never trained on
             style = replace(style, writer=pick_writer(writers, unseen))
             if coarse_digits:
                 style = replace(style, digit_source_px=pick_source_px(writers))
             if varied_digits:
                 style = replace(style, writer_varies=True)
-        hand = player_drawings(players_hand or hands, held_out_styles, fresh_styles, fresh_trained)
+        hand = player_drawings(players_hand or hands, held_out_styles, fresh_styles, fresh_trained, unseen_styles)
         hidden = hidden_markers(markers, printer, layout)
         hidden_per_sheet.append(sorted(hidden))
         drawn.append(draw_game(_blank(dpi, hidden, layout_name), record, layout, dpi, style, hand, hands,
