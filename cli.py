@@ -15,7 +15,8 @@ from sheetscan.errors import ExitCode, Interrupted, SheetscanError
 from sheetscan.files import write_atomically
 from sheetscan.game.rescore import RescoreResult, rescore_file
 from sheetscan.game.rules import RuleSet
-from sheetscan.lab.commands import FreshStyles, HeldOutStyles, JobsOption, LevelOption, MarkersOption, SheetsPerPhoto, bench_app
+from sheetscan.lab.commands import (FreshStyles, HeldOutStyles, JobsOption, LevelOption, MarkersOption, SheetsPerPhoto,
+                                    UnseenStyles, bench_app)
 from sheetscan.lab.stress_commands import register as register_stress_benches
 from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
 from sheetscan.present.layout_command import layout_app
@@ -349,6 +350,7 @@ def synth(
     ),
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
+    unseen_styles: UnseenStyles = False,
     markers: MarkersOption = "all",
     layout: LayoutNameOption = DEFAULT_LAYOUT,
     blank: bool = typer.Option(False, "--blank", help="Photograph blank sheets (one per photo), to make a layout from."),
@@ -365,7 +367,7 @@ def synth(
     with typer.progressbar(range(n), label=f"synth {level}", file=sys.stderr) as indices:
         for index in indices:
             write_synth(out, index, seed, level, sheets_per_photo, megapixels, held_out_styles, markers.value, layout.value,
-                        blank, fresh_styles)
+                        blank, fresh_styles, unseen_styles)
     typer.echo(f"wrote {n} photos and their truth to {out}")
 
 

@@ -79,3 +79,15 @@ def test_synth_command_writes_images_and_truth(runner, tmp_path):
     assert cv2.imread(str(out / "0001.jpg")).shape[0] > 1000
     bad = runner.invoke(app, ["synth", "--n", "1", "--level", "blurry", "--out", str(out)])
     assert bad.exit_code == 2 and "'blurry' is not one of" in bad.stderr
+
+
+@pytest.mark.parametrize("option, names", [("--held-out-styles", "HELD_OUT"), ("--fresh-styles", "FRESH"),
+                                           ("--unseen-styles", "UNSEEN")])
+def test_synth_command_draws_with_the_hands_asked(runner, tmp_path, option, names):
+    from sheetscan.synthetic import archetypes
+
+    result = runner.invoke(app, ["synth", "--n", "1", "--seed", "4", "--level", "scan", "--out", str(tmp_path),
+                                 "--megapixels", "1", option])
+    assert result.exit_code == 0, result.output
+    drawings = json.loads((tmp_path / "0000.json").read_text())["sheets"][0]["drawings"]
+    assert set(drawings.values()) <= getattr(archetypes, names)

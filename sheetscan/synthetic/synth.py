@@ -221,12 +221,13 @@ def match_truth(truth_sheets: list[dict], read_corners: list[np.ndarray]) -> lis
 
 def write_synth(out: Path, index: int, seed: int, level: str, sheets_per_photo: int = 1,
                 megapixels: float | None = None, held_out_styles: bool = False, markers: str = "all",
-                layout_name: str = DEFAULT_LAYOUT, blank: bool = False, fresh_styles: bool = False) -> Path:
+                layout_name: str = DEFAULT_LAYOUT, blank: bool = False, fresh_styles: bool = False,
+                unseen_styles: bool = False) -> Path:
     """Write ``out/NNNN.jpg`` and ``out/NNNN.json``; return the image path. ``blank``: one
     unfilled sheet (blank_photo)."""
     photo = blank_photo(index, seed, level, layout_name) if blank else synth_photo(
         index, seed, level, sheets_per_photo, megapixels=megapixels, held_out_styles=held_out_styles, markers=markers,
-        layout_name=layout_name, fresh_styles=fresh_styles)
+        layout_name=layout_name, fresh_styles=fresh_styles, unseen_styles=unseen_styles)
     image_path = out / photo.truth["image"]
     write_atomically(image_path, lambda temporary: temporary.write_bytes(photo.jpeg))
     write_atomically(out / f"{index:04d}.json", lambda temporary: temporary.write_text(json.dumps(photo.truth, indent=1)))
