@@ -18,21 +18,19 @@ from sheetscan.game.rules import RuleSet
 from sheetscan.lab.commands import (FreshStyles, HeldOutStyles, JobsOption, LevelOption, MarkersOption, SheetsPerPhoto,
                                     UnseenStyles, bench_app)
 from sheetscan.lab.stress_commands import register as register_stress_benches
-from sheetscan.names import DEFAULT_LAYOUT, LAYOUT_NAMES, TRAINING_PLANS
+from sheetscan.names import DEFAULT_LAYOUT, HELP_MARKUP, LAYOUT_NAMES, TRAINING_PLANS
 from sheetscan.present.layout_command import layout_app
 from sheetscan.serve.command import serve_command
 
 # The vision stack (OpenCV and the rest) is imported inside the commands that use it, so that
 # 'rescore' of a thousand garden files starts fast.
 
-app = typer.Typer(
-    help="Read a photo of a Jardín Japonés sheet, score it by the rules, and audit it.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = typer.Typer(help="Read a photo of a Jardín Japonés sheet, score it by the rules, and audit it.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=HELP_MARKUP)
 register_stress_benches(bench_app)
 app.add_typer(bench_app, name="bench")
+app.add_typer(layout_app, name="layout")
+app.command("serve")(serve_command)
 SHOW_TRACEBACKS = False  # --verbose
 
 
@@ -41,8 +39,6 @@ def _options(verbose: bool = typer.Option(False, "--verbose", help="On an unexpe
                                           "traceback instead of one line.")) -> None:
     global SHOW_TRACEBACKS
     SHOW_TRACEBACKS = verbose
-app.add_typer(layout_app, name="layout")
-app.command("serve")(serve_command)
 
 RULE_HELP = "Switch a rule option on (repeatable): " + ", ".join(RuleSet.option_names()) + "."
 RuleOption = Annotated[Optional[List[str]], typer.Option("--rule", help=RULE_HELP)]

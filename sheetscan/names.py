@@ -15,3 +15,6 @@ LAYOUT_NAMES = ("print-and-play", "pad", "homemade")
 # was measured before anything was tuned on it (docs/benchmarks.md, thirteenth round).
 HELD_OUT_LAYOUT = "homemade"
 DEFAULT_LAYOUT = "print-and-play"
+# How the command line's help reads its docstrings: as Markdown, so that a paragraph's source
+# line breaks flow to the terminal's width (Typer's "rich" mode keeps them) and `code` shows as code.
+HELP_MARKUP = "markdown"

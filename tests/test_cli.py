@@ -98,3 +98,19 @@ def test_every_command_has_help_with_an_example_of_itself(runner, path):
         assert all(f" {name} " in text for name in group.commands)
     else:  # a command shows how to call it
         assert re.search(r"Examples?: sheetscan " + re.escape(" ".join(path)) + r"\b", text)
+
+
+@pytest.mark.parametrize("path", [(), ("bench",)], ids=["sheetscan", "bench"])
+def test_each_command_is_described_in_lines_filled_to_the_terminal(runner, path):
+    # a docstring's line breaks are not the terminal's: each description flows as one paragraph
+    output = runner.invoke(app, [*path, "--help"], terminal_width=80, env={"COLUMNS": "80"}).output
+    lines = output.splitlines()
+    panel = lines[next(i for i, line in enumerate(lines) if "─ Commands ─" in line) + 1:]
+    rows = [line.removeprefix("│").removesuffix("│").rstrip()
+            for line in panel[:next(i for i, line in enumerate(panel) if line.startswith("╰"))]]
+    start = len(rows[0]) - len(rows[0].split(maxsplit=1)[1])  # where the descriptions begin
+    width = max(len(row) for row in rows) - start
+    texts = [(row[:start].strip(), row[start:]) for row in rows]
+    for (name, text), (next_name, next_text) in zip(texts, texts[1:]):
+        if not next_name:  # the same description goes on: its next word did not fit here
+            assert len(text) + 1 + len(next_text.split()[0]) > width - 2, (text, next_text)

@@ -10,9 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from sheetscan.names import CAMERA_LEVELS, DEFAULT_LAYOUT, LAYOUT_NAMES, MARKER_PRINTS
+from sheetscan.names import CAMERA_LEVELS, DEFAULT_LAYOUT, HELP_MARKUP, LAYOUT_NAMES, MARKER_PRINTS
 
-bench_app = typer.Typer(help="Benchmarks that print the project's measured figures.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks that print the project's measured figures.", no_args_is_help=True,
+                        rich_markup_mode=HELP_MARKUP)
 Level = Enum("Level", {name: name for name in CAMERA_LEVELS}, type=str)  # typer checks the choice
 LevelOption = Annotated[Level, typer.Option("--level", help="Camera level.")]
 FiguresAsJson = Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")]

@@ -11,8 +11,10 @@ import typer
 
 from sheetscan.errors import ExitCode, SheetscanError
 from sheetscan.files import write_atomically
+from sheetscan.names import HELP_MARKUP
 
-layout_app = typer.Typer(help="Make a layout for a printed sheet design from a photo of it.", no_args_is_help=True)
+layout_app = typer.Typer(help="Make a layout for a printed sheet design from a photo of it.", no_args_is_help=True,
+                         rich_markup_mode=HELP_MARKUP)
 KIND_COLOURS = {"garden": (0, 160, 220), "turn": (200, 90, 0), "score": (40, 150, 40), "pond_icon": (180, 0, 180),
                 "name": (0, 0, 220), "leaf": (0, 120, 255)}  # BGR
 
