@@ -44,16 +44,16 @@ def alike_shares(samples, net) -> dict[str, float]:
 
 
 def bench_drawings(count: int, seed: int, level: str, held_out_styles: bool, jobs: int,
-                   fresh_styles: bool = False, sheets_per_photo: int = 1) -> dict:
+                   fresh_styles: bool = False, sheets_per_photo: int = 1, unseen_styles: bool = False) -> dict:
     """alike_shares of the sheets of ``count`` fresh photos of ``sheets_per_photo`` sheets
-    (``held_out_styles``: drawn by hands held out of training; ``fresh_styles``: by the fresh
-    ones), with the drawing network the reader loads."""
+    (``held_out_styles``: drawn by hands held out of training; ``fresh_styles``, ``unseen_styles``:
+    by the fresh or the unseen ones), with the drawing network the reader loads."""
     from sheetscan.lab.dataset import collect_parallel
     from sheetscan.reading.read import load_drawing_network
 
     samples = collect_parallel(seed, count, (level,), "drawings", jobs=jobs, held_out_styles=held_out_styles,
-                               fresh_styles=fresh_styles, sheets_per_photo=(sheets_per_photo,))
+                               fresh_styles=fresh_styles, sheets_per_photo=(sheets_per_photo,), unseen_styles=unseen_styles)
     decorated = samples.labels["drawing"] > 0
     return {"photos": count, "level": level, "seed": seed, "held_out_styles": held_out_styles,
-            "fresh_styles": fresh_styles, "sheets_per_photo": sheets_per_photo,
+            "fresh_styles": fresh_styles, "unseen_styles": unseen_styles, "sheets_per_photo": sheets_per_photo,
             "sheets": samples.sheets, "drawings": int(decorated.sum()), **alike_shares(samples, load_drawing_network())}

@@ -341,6 +341,7 @@ def bench_drawings_command(
     sheets_per_photo: SheetsPerPhoto = 1,
     held_out_styles: HeldOutStyles = False,
     fresh_styles: FreshStyles = False,
+    unseen_styles: UnseenStyles = False,
     jobs: JobsOption = None,
     as_json: FiguresAsJson = False,
 ) -> None:
@@ -353,7 +354,8 @@ def bench_drawings_command(
     from sheetscan.lab.alike import bench_drawings
     from sheetscan.reading.batch import default_jobs
 
-    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs(), fresh_styles, sheets_per_photo)
+    f = bench_drawings(n, seed, level.value, held_out_styles, jobs or default_jobs(), fresh_styles, sheets_per_photo,
+                       unseen_styles)
     print_figures(f, as_json, f"{f['drawings']} drawings on {f['sheets']} sheets: the most alike other drawing of its "
                   f"sheet is the same kind for {f['both']:.1%} (HOG alone {f['hog']:.1%}, the network alone {f['network']:.1%})")
 

@@ -109,7 +109,7 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
             skip_pens: tuple[str, ...] = (), scramble: bool = False, megapixels: float | None = None,
             sheets_per_photo: tuple[int, ...] = (1,), held_out_styles: bool = False,
             layout_name: str = DEFAULT_LAYOUT, fresh_styles: bool = False, coarse_every: int = 0,
-            fresh_trained: bool = False) -> Samples:
+            fresh_trained: bool = False, unseen_styles: bool = False) -> Samples:
     """Samples of the synthetic photos ``indices`` of run ``seed`` of the sheet design
     ``layout_name``; levels and sheets per photo are taken in turn (photo i: ``levels[i % len]``,
     ``sheets_per_photo[i % len]``).
@@ -118,7 +118,8 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
     so are sheets the locator misses; ``scramble`` fills the boxes at random (see
     synth.scrambled_record); ``megapixels`` fixes the photo size (default: drawn from the
     level's range); ``held_out_styles`` draws the sheets by the hands held out of training, and
-    ``fresh_styles`` by the fresh ones (never a training set's: for measuring); with
+    ``fresh_styles`` and ``unseen_styles`` by the fresh or the unseen ones (never a training
+    set's: for measuring); with
     ``coarse_every``, every coarse_every-th round of the levels has its digits from a coarse source;
     ``fresh_trained`` lets the hands draw the fresh ways too (a plan that trains on them).
     """
@@ -129,7 +130,7 @@ def collect(seed: int, indices: range, levels: tuple[str, ...], kind: str = "cel
         photo = synth_photo(index, seed, levels[index % len(levels)], sheets_per_photo[index % len(sheets_per_photo)],
                             megapixels=megapixels, scramble=scramble, held_out_styles=held_out_styles,
                             layout_name=layout_name, fresh_styles=fresh_styles, fresh_trained=fresh_trained,
-                            coarse_digits=coarse_every > 0 and index // len(levels) % coarse_every == 0)
+                            unseen_styles=unseen_styles, coarse_digits=coarse_every > 0 and index // len(levels) % coarse_every == 0)
         if all(truth["style"]["pen"] in skip_pens for truth in photo.truth["sheets"]):
             continue
         gray = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
@@ -149,7 +150,8 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
                      skip_pens: tuple[str, ...] = (), jobs: int = 2, scramble: bool = False,
                      megapixels: float | None = None, sheets_per_photo: tuple[int, ...] = (1,),
                      held_out_styles: bool = False, layout_name: str = DEFAULT_LAYOUT, first: int = 0,
-                     fresh_styles: bool = False, coarse_every: int = 0, fresh_trained: bool = False) -> Samples:
+                     fresh_styles: bool = False, coarse_every: int = 0, fresh_trained: bool = False,
+                     unseen_styles: bool = False) -> Samples:
     """``collect`` of the ``count`` photos from photo ``first`` on, over ``jobs`` processes;
     the result does not depend on ``jobs``."""
     chunks = [range(first + start, first + count, jobs) for start in range(jobs)]
@@ -157,7 +159,7 @@ def collect_parallel(seed: int, count: int, levels: tuple[str, ...], kind: str =
         parts = list(pool.map(collect, [seed] * jobs, chunks, [levels] * jobs, [kind] * jobs,
                               [skip_pens] * jobs, [scramble] * jobs, [megapixels] * jobs, [sheets_per_photo] * jobs,
                               [held_out_styles] * jobs, [layout_name] * jobs, [fresh_styles] * jobs,
-                              [coarse_every] * jobs, [fresh_trained] * jobs))
+                              [coarse_every] * jobs, [fresh_trained] * jobs, [unseen_styles] * jobs))
     merged = []
     for field in ("patches", "labels", "sheet_ids"):
         merged.append({name: np.concatenate([getattr(p, field)[name] for p in parts if name in p.sheet_ids])
