@@ -101,6 +101,13 @@ def bench_games(count: int, seed: int) -> dict:
             "p95": float(np.percentile(totals, 95)), "max": int(np.max(totals))}
 
 
+def _writing(coarse_digits: bool, varied_digits: bool, fresh_styles: bool, unseen_styles: bool) -> dict[str, bool]:
+    """How a run's sheets are drawn and written beyond held-out styles: synth_photo's arguments,
+    and the run's figures' members of the same names."""
+    return {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
+            "unseen_styles": unseen_styles}
+
+
 def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say=None,
                held_out_styles: bool = False, sheet_learning: bool = True, markers: str = "all",
                layout_name: str = DEFAULT_LAYOUT, read_layout: Layout | None = None, coarse_digits: bool = False,
@@ -114,8 +121,7 @@ def bench_read(count: int, seed: int, level: str, sheets_per_photo: int = 1, say
     ``layout_name`` is the sheet design drawn, and read unless ``read_layout`` is given (a
     layout made from a photo, to compare with the design's own)."""
     read_layout = read_layout or load_layout(layout_name)
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
-               "unseen_styles": unseen_styles}
+    writing = _writing(coarse_digits, varied_digits, fresh_styles, unseen_styles)
     from sheetscan.reading.pipeline import read_photo
 
     totals = {"sheets": 0, "found": 0, "exact_total": 0, "exact_total_cells_only": 0, "cells": 0, "decoration": 0,
@@ -183,8 +189,7 @@ def bench_audit(count: int, seed: int, level: str, mistake_rate: float, say=None
 
     totals: dict[str, int] = {}
     layout = load_layout(layout_name)
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
-               "unseen_styles": unseen_styles}
+    writing = _writing(coarse_digits, varied_digits, fresh_styles, unseen_styles)
     with tempfile.TemporaryDirectory(prefix="sheetscan-audit-") as folder:
         for index in range(count):
             photo = synth_photo(index, seed, level, mistake_rate=mistake_rate, held_out_styles=held_out_styles,
@@ -243,8 +248,7 @@ def bench_table(count: int, seed: int, level: str, sheets_per_photo: int, jobs: 
     from sheetscan.reading.batch import read_photos
 
     totals = {"sheets": 0, "found": 0, "invented": 0, "exact_total": 0, "tables": 0, "right_winner": 0}
-    writing = {"coarse_digits": coarse_digits, "varied_digits": varied_digits, "fresh_styles": fresh_styles,
-               "unseen_styles": unseen_styles}
+    writing = _writing(coarse_digits, varied_digits, fresh_styles, unseen_styles)
     with tempfile.TemporaryDirectory(prefix="sheetscan-table-") as folder:
         paths, truths = [], []
         for index in range(count):
