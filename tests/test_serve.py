@@ -396,3 +396,18 @@ def test_a_warm_worker_loads_no_network_for_a_sheet_small_or_large(monkeypatch):
     read.load_cell_models(read.MODEL_PATHS)
     boxes.load_box_models(boxes.BOX_MODEL_PATHS)
     assert loaded == []
+
+
+def test_a_spawned_workers_lifeline_comes_before_the_reading_stack():
+    # a spawned worker unpickles its initializer first: it must not wait on ONNX Runtime and OpenCV
+    # to watch for its server's death (a server killed while its worker started left it importing)
+    import subprocess
+    import sys
+
+    from sheetscan.serve import work
+
+    loaded = subprocess.run([sys.executable, "-c", "import sys, sheetscan.reading.lifeline; "
+                             "print(sorted({'cv2', 'onnxruntime', 'numpy'} & set(sys.modules)))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
+    assert work.exit_with_parent.__module__ == "sheetscan.reading.lifeline"

@@ -22,7 +22,7 @@ from sheetscan.synthetic.synth import synth_photo
 PHOTOS = 4  # photos the killed commands read
 PARTIAL = ".partial"  # in the name of files.write_atomically's temporary files
 READ_WAIT_SECONDS = 120
-WORKER_EXIT_SECONDS = 3.0  # a worker checks every batch.PARENT_POLL_SECONDS that its parent lives
+WORKER_EXIT_SECONDS = 3.0  # a worker checks every lifeline.PARENT_POLL_SECONDS that its parent lives
 
 
 def _writers(photos: list[str]) -> dict[str, list[str]]:

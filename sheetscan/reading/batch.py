@@ -11,8 +11,6 @@ import pickle
 import queue
 import signal
 import sys
-import threading
-import time
 from collections import deque
 from functools import partial
 from pathlib import Path
@@ -22,6 +20,7 @@ import cv2
 
 from sheetscan.errors import SheetscanError
 from sheetscan.design.layout import Layout
+from sheetscan.reading.lifeline import exit_with_parent
 from sheetscan.reading.pipeline import PhotoResult, read_photo
 from sheetscan.game.rules import RuleSet
 
@@ -30,7 +29,6 @@ PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".tif", ".tiff", ".
 # Each worker runs single-threaded: two processes on two cores beat two threads fighting in each.
 SINGLE_THREAD_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 WORKER_POLL_SECONDS = 0.2  # how often a wait for a worker's photo checks that the workers live
-PARENT_POLL_SECONDS = 0.5  # how often a worker checks that the process it works for lives
 
 
 def expand_inputs(paths: Iterable[Path]) -> list[Path]:
@@ -187,19 +185,6 @@ def _claim(next_index, claimed_by, count: int, owner: int) -> int | None:
         next_index.value = index + 1
         claimed_by[index] = owner
         return index
-
-
-def exit_with_parent(parent: int) -> None:
-    """In a worker process: end it when ``parent``, the process that started it, ends (or has
-    already: a worker still starting may outlive it). A process killed outright (SIGKILL, out of
-    memory) cannot stop its workers, and they would wait for it forever, each holding a reader's
-    memory (``sheetscan bench robustness --kills`` found them)."""
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
 
 
 def _work(number: int, paths: list[Path], read: Callable[[Path], object], next_index, claimed_by, results,

@@ -14,7 +14,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from sheetscan.design.layout import Layout
-from sheetscan.reading.batch import exit_with_parent
+from sheetscan.reading.lifeline import exit_with_parent
 from sheetscan.serve.store import FAILED, READING, Store
 
 
