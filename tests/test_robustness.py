@@ -145,3 +145,19 @@ def test_synthetic_photos_are_written_whole_or_not_at_all(tmp_path, monkeypatch)
     monkeypatch.setattr(synth, "write_atomically", lambda path, write: (written.append(path.name), write(path)))
     synth.write_synth(tmp_path, 0, 1, "scan")
     assert written == ["0000.jpg", "0000.json"] and (tmp_path / "0000.json").exists()
+
+
+def test_a_worker_that_ended_is_not_counted_running_while_it_waits_to_be_reaped():
+    import time
+
+    from sheetscan.lab.kills import _running
+
+    child = subprocess.Popen(["sleep", "30"])
+    assert _running(child.pid)
+    child.send_signal(signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while _running(child.pid) and time.monotonic() < deadline:  # a zombie now: this process has not reaped it
+        time.sleep(0.01)
+    assert not _running(child.pid) and Path(f"/proc/{child.pid}").exists()
+    child.wait()
+    assert not _running(child.pid)

@@ -39,6 +39,16 @@ def _run(arguments: list[str], out: Path) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: there, and not a zombie. A worker that ended stays in
+    /proc until the process it was handed to (the machine's init) reaps it, seconds later on a
+    busy machine, and counted so, it made a worker that had ended look left running."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:  # gone
+        return False
+
+
 def _kill_with_workers(process: subprocess.Popen) -> int:
     """SIGKILL ``process``; its workers left running WORKER_EXIT_SECONDS later (then killed too)."""
     from sheetscan.lab.serving import descendants
@@ -47,7 +57,7 @@ def _kill_with_workers(process: subprocess.Popen) -> int:
     process.send_signal(signal.SIGKILL)
     process.wait()
     deadline = time.monotonic() + WORKER_EXIT_SECONDS
-    while (left := [pid for pid in workers if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
+    while (left := [pid for pid in workers if _running(pid)]) and time.monotonic() < deadline:
         time.sleep(0.1)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
