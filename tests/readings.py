@@ -1,11 +1,15 @@
 """Readings as the readers would give them for a known record: the decoder's test inputs."""
 
+import itertools
+
 import numpy as np
 
 from sheetscan.reading.boxes import BoxReading, Candidate
 from sheetscan.game.garden import ALL_CELLS, SheetRecord
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, garden_from_classes
-from sheetscan.game.rules import GRID_SIZE
+from sheetscan.game.audit import turn_log_findings
+from sheetscan.game.rules import GRID_SIZE, Decoration
+from sheetscan.game.score import score
 
 SURE = 0.999
 
@@ -47,3 +51,17 @@ def alike_by_kind(record: SheetRecord, same: float = 1.6, other: float = 0.3) ->
     kinds = [record.garden.decoration(cell) for cell in ALL_CELLS]
     similarity = np.array([[0.0 if a is None or b is None else same if a is b else other for b in kinds] for a in kinds])
     return similarity
+
+
+def swaps_the_log_allows(record: SheetRecord, same_points: bool = False):
+    """Each two drawn cells of different kinds whose kinds swapped still fit the turn log (a draw's
+    two decorations in its row or column), with the swapped garden: those whose total differs, or
+    (with ``same_points``) those that give every category the same points."""
+    cells = [cell for cell, _ in record.garden.decorated_cells()]
+    for first, second in itertools.combinations(cells, 2):
+        a, b = record.garden.decoration(first), record.garden.decoration(second)
+        if a is not b and Decoration.TREE not in (a, b):
+            swapped = record.garden.with_cell(first, b).with_cell(second, a)
+            same = score(swapped).breakdown == score(record.garden).breakdown
+            if not turn_log_findings(swapped, record.turns) and same == same_points:
+                yield first, second, swapped

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from readings import alike_by_kind, box_reading, garden_reading
+from readings import alike_by_kind, box_reading, garden_reading, swaps_the_log_allows
 
 from sheetscan.game.audit import audit
 from sheetscan.reading.boxes import without_written
@@ -56,6 +56,25 @@ def test_a_doubtful_cell_is_read_as_the_written_numbers_and_turn_log_say(seed):
     decoded = decode_sheet(reading, box_reading(record))
     assert decoded.record.garden == record.garden
     assert any(f"cell ({cell[0] + 1},{cell[1] + 1}) read as {misread.category}" in c for c in decoded.changes)
+
+
+@pytest.mark.parametrize("seed", [1, 2])  # traded back in two rounds, in one
+def test_a_change_made_for_the_written_numbers_alone_is_kept_as_fitted_to_them(seed):
+    # two drawings read as each other's kinds, which the turn log allows either way: only the
+    # written numbers tell, and the decoder keeps the garden before and after (a player's slip
+    # may have told it so: verdict.py); a cell the turn log sets right too is not fitted to them
+    record = honest_game(seed)
+    first, second, swapped = next(swaps_the_log_allows(record))
+    a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
+    reading = garden_reading(record, {first: {b: 0.6, a: 0.4}, second: {a: 0.6, b: 0.4}})
+    assert reading.garden == swapped
+    decoded = decode_sheet(reading, box_reading(record))
+    assert decoded.record.garden == record.garden
+    assert (swapped, record.garden) in decoded.fitted
+    cell, truth, misread = _swap_target(record)
+    decoded = decode_sheet(garden_reading(record, {cell: {misread.category: 0.6, truth.category: 0.4}}),
+                           box_reading(record))
+    assert decoded.record.garden == record.garden and decoded.fitted == ()
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -1,14 +1,13 @@
 """The verdict: a sheet read with confidence is sure; any reading in doubt is named, least sure first."""
 
-import itertools
 from dataclasses import replace
 
 import numpy as np
-from readings import box_reading, garden_reading
+from readings import box_reading, garden_reading, swaps_the_log_allows
 
 from sheetscan.game.audit import audit, turn_log_findings
-from sheetscan.game.garden import SheetRecord, TurnKind, turn_text
-from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
+from sheetscan.game.garden import ALL_CELLS, SheetRecord, TurnKind, turn_text
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
@@ -186,7 +185,7 @@ def _slip_away_in_doubt(record, agreeing_apart=("moss", "bamboo")):
     """``record`` read with two drawings in doubt whose kinds the log allows traded, the trade
     changing one category's points alone (not one of ``agreeing_apart``): a player's slip away."""
     rules_give = score(record.garden).breakdown
-    for first, second, swapped in _swaps_the_log_allows(record):
+    for first, second, swapped in swaps_the_log_allows(record):
         changed = [c for c in CATEGORIES[:-1] if score(swapped).breakdown[c] != rules_give[c]]
         if len(changed) == 1 and changed[0] not in agreeing_apart:
             a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
@@ -289,23 +288,9 @@ def _numbers_read_otherwise(record, rules_give, categories):
                                 for category in categories})
 
 
-def _swaps_the_log_allows(record, same_points=False):
-    """Each two drawn cells of different kinds whose kinds swapped still fit the turn log (a draw's
-    two decorations in its row or column), with the swapped garden: those whose total differs, or
-    (with ``same_points``) those that give every category the same points."""
-    cells = [cell for cell, _ in record.garden.decorated_cells()]
-    for first, second in itertools.combinations(cells, 2):
-        a, b = record.garden.decoration(first), record.garden.decoration(second)
-        if a is not b and Decoration.TREE not in (a, b):
-            swapped = record.garden.with_cell(first, b).with_cell(second, a)
-            same = score(swapped).breakdown == score(record.garden).breakdown
-            if not turn_log_findings(swapped, record.turns) and same == same_points:
-                yield first, second, swapped
-
-
 def _swap_the_log_allows(record):
     """The first swap the log allows that changes the total (_swaps_the_log_allows)."""
-    swap = next((swap for swap in _swaps_the_log_allows(record)
+    swap = next((swap for swap in swaps_the_log_allows(record)
                  if score(swap[2]).total != score(record.garden).total), None)
     assert swap, "no swap the log allows"
     return swap
@@ -341,7 +326,7 @@ def test_with_slips_too_the_log_leaves_to_check_a_trade_one_players_slip_away():
     found = {}
     for record in map(honest_game, range(10)):
         rules_give = score(record.garden).breakdown
-        for first, second, swapped in _swaps_the_log_allows(record):
+        for first, second, swapped in swaps_the_log_allows(record):
             moved = sum(score(swapped).breakdown[category] != rules_give[category] for category in CATEGORIES[:-1])
             found.setdefault(min(moved, 2), (record, first, second))
     for moved, (record, first, second) in sorted(found.items()):
@@ -354,7 +339,7 @@ def test_with_slips_too_the_log_leaves_to_check_a_trade_one_players_slip_away():
 
 def test_two_doubtful_drawings_that_could_trade_kinds_without_moving_a_point_leave_the_score_standing():
     record, (first, second, _) = next((record, swap) for record in map(honest_game, range(20))
-                                      for swap in _swaps_the_log_allows(record, same_points=True))
+                                      for swap in swaps_the_log_allows(record, same_points=True))
     a, b = record.garden.decoration(first).category, record.garden.decoration(second).category
     neutral = garden_reading(record, {first: {a: 0.6, b: 0.4}, second: {b: 0.6, a: 0.4}})
     rules_give = score(record.garden).breakdown
@@ -402,3 +387,40 @@ def test_a_turn_the_decoder_took_otherwise_vouches_only_where_its_first_reading_
     many = [(Candidate(record.turns[i + 1], 0.6), Candidate(record.turns[i], 0.4)) if i <= MAX_TURNS_OTHERWISE else read
             for i, read in enumerate(turn_otherwise.turns)]
     assert not log_vouched(elsewhere, replace(boxes, turns=tuple(many)), record, rules_give, (), sure_above=0.9)
+
+
+def test_a_change_made_for_the_written_numbers_that_a_players_slip_explains_leaves_the_sheet_to_check():
+    # two drawings in doubt the decoder gave each other's kinds for the written numbers alone
+    # (DecodedSheet.fitted): where undoing that moves one category's points, a player who slipped
+    # there wrote what the garden kept gives, and neither the numbers nor the log (which allows
+    # either) bear the garden out; where it moves two or more, no one slip does
+    found = {}
+    for record in map(honest_game, range(10)):
+        rules_give = score(record.garden).breakdown
+        for first, second, swapped in swaps_the_log_allows(record):
+            moved = [c for c in CATEGORIES[:-1] if score(swapped).breakdown[c] != rules_give[c]]
+            found.setdefault(min(len(moved), 2), (record, (first, second), swapped, moved))
+    assert set(found) == {1, 2}
+    for count, (record, cells, swapped, moved) in sorted(found.items()):
+        rules_give, reading = score(record.garden).breakdown, _unfamiliar(record)
+        for boxes in (_first_turn_unsure(box_reading(record)), box_reading(record)):  # the log unsure, sure
+            assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+            verdict = sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9,
+                                    fitted=((swapped, record.garden),))
+            assert verdict.sure == (count > 1)
+            if count == 1:
+                fitted = [doubt for doubt in verdict.doubts if "to fit the written numbers" in doubt.reading]
+                assert {doubt.what for doubt in fitted} == {f"cell ({r + 1},{c + 1})" for r, c in cells}
+                assert all(f"slip in {moved[0]}" in doubt.reading for doubt in fitted)
+                assert len({doubt.what for doubt in verdict.doubts}) == len(verdict.doubts)  # each cell once
+    # a change undone by a later one (the garden kept as it was before it) moves nothing
+    record, _, swapped, _ = found[1]
+    rules_give, reading, boxes = score(record.garden).breakdown, _unfamiliar(record), box_reading(record)
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9,
+                         fitted=((record.garden, record.garden),)).sure
+    # a water cell taken otherwise, one slip away too, was read against its network's odds: no trade
+    flips = (record.garden.with_cell(cell, water=not record.garden.is_water(cell)) for cell in ALL_CELLS
+             if record.garden.decoration(cell) is None)
+    flipped = next(garden for garden in flips
+                   if sum(score(garden).breakdown[c] != rules_give[c] for c in CATEGORIES[:-1]) == 1)
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, fitted=((flipped, record.garden),)).sure

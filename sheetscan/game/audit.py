@@ -10,17 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
 
-from sheetscan.game.garden import (
-    ALL_CELLS,
-    Cell,
-    Garden,
-    SheetRecord,
-    Turn,
-    TurnKind,
-    cross_cells,
-    ponds,
-    surrounding_cells,
-)
+from sheetscan.game.garden import (ALL_CELLS, Cell, Garden, SheetRecord, Turn, TurnKind, cross_cells, ponds,
+                                   surrounding_cells)
 from sheetscan.game.rules import (
     CATEGORIES,
     DEFAULT_DICE_FACES,
@@ -35,6 +26,7 @@ from sheetscan.game.score import Score
 
 ALL_CATEGORIES = frozenset(CATEGORIES)
 WRITTEN_BOXES = tuple(f"written {category}" for category in CATEGORIES)
+ARITHMETIC_KINDS = frozenset({"written_differs", "written_sum"})  # the written numbers' findings alone
 LATE_TURNS = tuple(Season.of_turn(index).is_late for index in range(TURN_COUNT))  # per 0-based turn
 
 

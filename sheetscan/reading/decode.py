@@ -7,12 +7,12 @@ runner-up that does not. The decoder searches for the record that minimises
 
     sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x mistakes
 
-where the mistakes are those the auditor's findings need (descent.sheet_cost). It descends cell
-by cell (descent.py); where the sheet still contradicts itself, its drawings are read together
-with its turn log (labelling.py), the log and the drawings read otherwise where that fits. A
-mistake costs about what a reading error with probability ratio exp(-FINDING_COST) does: the
-player's own mistakes are rare, but real, and stay flagged when no plausible reading explains
-them away. Every change is said, with why.
+where the mistakes are those the auditor's findings need (descent.sheet_cost). It descends cell by
+cell (descent.py); where the sheet still contradicts itself, its drawings are read together with
+its turn log (labelling.py), the log and the drawings read otherwise where that fits. A mistake
+costs about what a reading error with probability ratio exp(-FINDING_COST) does: the player's own
+mistakes are rare but real, and stay flagged when no plausible reading explains them. Every change
+is said, with why.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
 from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
@@ -92,12 +92,11 @@ TRADE_ROUNDS, TRADE_BEAM, TRADES_DECODED = 2, 3, 3
 # findings: a misreading or two of a hand the networks know is set right alone. Where they are
 # read together, the descent goes on only while it could still end cheaper than the labelling
 # (Descent.costs_more_than). Chosen on validation photos (12 MP, seeds 77-81: 25 own-hand, 25
-# held-out and 20 own-hand pad photos, each read on one core against its imread; the medians):
-# finishing every descent first, x1.69, x4.77 and x1.79; one round alone, x2.58 and x4.17 (own
-# sheets with two misreadings labelled for nothing); two, x1.68 and x4.21; three, x1.66 and x4.85;
-# two and then while two mistakes or fewer are left, x1.68, x4.25 and x1.79 (the pad's slowest
-# own sheets otherwise labelled for nothing: x2.1 and x2.2 against x2.9 and x3.0). At 1, 2 and
-# these, every record of 135 validation sheets (seeds 77-81) is the one finishing first gave.
+# held-out, 20 own-hand pad photos read on one core against their imread, the medians): finishing
+# every descent first, x1.69, x4.77, x1.79; one round alone, x2.58, x4.17; two, x1.68, x4.21;
+# three, x1.66, x4.85; two and then while two mistakes or fewer are left, x1.68, x4.25, x1.79 (the
+# pad's slowest own sheets otherwise labelled for nothing). Every record of 135 validation sheets
+# (seeds 77-81) was the one finishing first gave.
 # Those rounds take a move alone: pairs of moves (300 weighed, a fifth of a held-out read) wait for
 # the labelling to say what they must beat (2026-12-07: 440 validation sheets' records the same).
 ROUNDS_ALONE = 2
@@ -106,24 +105,28 @@ MISTAKES_LEFT_ALONE = 2
 
 @dataclass(frozen=True)
 class _Together:
-    """A sheet read with its drawings labelled together: what it costs (the relabelling's, its
-    other changes' and its findings'), the record, its findings, the changes said, the labelling."""
+    """A sheet read with its drawings labelled together: what it costs (the relabelling's, its other
+    changes' and its findings'), the record, its findings, the changes said, the labelling, fitted
+    (DecodedSheet's)."""
 
     cost: float
     record: SheetRecord
     findings: list[Finding]
     changes: list[str]
     labelling: Labelling
+    fitted: tuple[tuple[Garden, Garden], ...] = ()
 
 
 @dataclass(frozen=True)
 class DecodedSheet:
-    """The decoded record, its score and findings, and the readings the decoder changed, with why."""
+    """The decoded record, its score and findings, the readings the decoder changed, with why, and
+    (garden before, after) of each change made for the written numbers alone (verdict.slip_fitted)."""
 
     record: SheetRecord
     score: Score  # of the record's garden
     findings: tuple[Finding, ...]
     changes: tuple[str, ...]
+    fitted: tuple[tuple[Garden, Garden], ...] = ()
 
 
 def _class_name(garden, cell) -> str:
@@ -293,7 +296,7 @@ def _with_trades(reading: GardenReading, base: SheetRecord, boxes: BoxReading, d
                                            below=best.cost - extra),
                        extra, (*what, f"{traded_what}, as the turn log and the written numbers have them"))
         if traded.cost < best.cost:
-            best = traded
+            best = replace(traded, fitted=(*traded.fitted, (together.record.garden, traded.record.garden)))
     return best
 
 
@@ -354,7 +357,7 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(audit.findings(base)) - len(findings)} finding(s) fewer)")
     return _Together(cost + descent.spent + sheet_cost(descent.findings), descent.record, descent.findings,
-                     [said, *descent.changes], labelling)
+                     [said, *descent.changes], labelling, tuple(descent.fitted))
 
 
 @sheet_remembered()  # for the sheet's labellings, as its audit keeps its gardens' scores
@@ -392,7 +395,6 @@ def _leaves_findings(descent: Descent, dice_faces: Mapping[int, Decoration]) -> 
 
 
 def _decoded(reading: GardenReading, audit: SheetAudit, read: _Together | Descent) -> DecodedSheet:
-    """The sheet as ``read`` (the drawings read together, or the descent), its changes said after
-    the reader's own."""
+    """The sheet as ``read`` (the drawings read together, or the descent), its changes after the reader's own."""
     return DecodedSheet(read.record, audit.score(read.record.garden), tuple(read.findings),
-                        (*reading.decoder_changes, *read.changes))
+                        (*reading.decoder_changes, *read.changes), tuple(read.fitted))

@@ -21,7 +21,8 @@ from functools import lru_cache, partial
 from operator import itemgetter
 from typing import Mapping, NamedTuple
 
-from sheetscan.game.audit import Finding, finding_turns, points_findings, pond_findings, turn_log_findings
+from sheetscan.game.audit import (ARITHMETIC_KINDS, Finding, finding_turns, points_findings, pond_findings,
+                                  turn_log_findings)
 from sheetscan.game.garden import Garden, SheetRecord, Turn, ponds
 from sheetscan.game.rules import Decoration, RuleSet
 from sheetscan.game.score import Score, breakdown_after, score
@@ -59,7 +60,7 @@ def sheet_cost(findings: list[Finding]) -> float:
         if finding.kind == "written_differs" and finding.boxes == ("written total",):
             total_differs = True
             continue
-        explained = explained or finding.kind in ("written_sum", "written_differs")
+        explained = explained or finding.kind in ARITHMETIC_KINDS
         mistakes += 1
     return FINDING_COST * (mistakes + (total_differs and not explained))
 
@@ -272,12 +273,14 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
 
 class Descent:
     """The descent, a round at a time on asking (``step``): the record, its findings, the changes
-    said and what they cost so far. A sheet the drawings read together explain (decode.py) need
+    said and what they cost so far, and the changes taken for the written numbers alone
+    (``fitted``: a player's slip may explain such a change). A sheet the drawings read together explain (decode.py) need
     not wait for the descent to end where it cannot end cheaper (``costs_more_than``)."""
 
     def __init__(self, record: SheetRecord, findings: list[Finding], moves: list[Move], audit: SheetAudit):
         self.record, self.findings, self.moves, self.audit = record, findings, moves, audit
         self.changes: list[str] = []
+        self._fitted: list[tuple[Garden, Garden]] = []  # each change for the numbers alone: before, after
         self.spent = 0.0
         self.rounds = 0
         self.done = not sheet_cost(findings)
@@ -307,8 +310,11 @@ class Descent:
         if best is None:
             return False
         self._no_single_helps = False
-        _, change, self.record, after = best
+        _, change, record, after = best
         resolved = sorted({f.kind for f in self.findings if f not in after})
+        if resolved and ARITHMETIC_KINDS.issuperset(resolved) and record.garden != self.record.garden:
+            self._fitted.append((self.record.garden, record.garden))
+        self.record = record
         what = " and ".join(move.what for move in change)
         self.changes.append(f"{what}: {len(self.findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
         self.findings = after
@@ -318,6 +324,14 @@ class Descent:
         self.rounds += 1
         self.done = self.rounds == MAX_ROUNDS or not sheet_cost(after)
         return True
+
+    @property
+    def fitted(self) -> tuple[tuple[Garden, Garden], ...]:
+        """(garden before, garden after) of each change taken for the written numbers alone,
+        and of it with the changes after it (a cell taken for the numbers, its like then for the
+        turn log: two drawings traded in two rounds)."""
+        return tuple(dict.fromkeys(pair for before, after in self._fitted
+                                   for pair in ((before, after), (before, self.record.garden))))
 
     def finish(self) -> "Descent":
         while not self.done:

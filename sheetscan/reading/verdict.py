@@ -3,55 +3,23 @@
 A reading is doubtful when the networks gave the value the decoder kept less than SURE_ABOVE: a
 drawing unlike the ones trained spreads its probability, a decoder's change keeps a value the
 networks did not prefer. The readings that can change the result are listed: every cell (the
-total is the garden's), and a written number in doubt that differs from the rules (it would be
-reported as the player's mistake). A turn box or a mark that disagrees with the garden shows as a
-finding. A sheet that still contradicts itself (a turn its garden cannot place, a
-leaf too many) is never sure either, however sure each reading: a drawing misread with
-confidence shows there. Only the written numbers may differ from the rules on a sure sheet: that
-is the player's arithmetic, which the audit reports. The threshold is chosen on validation
-photos (docs/benchmarks.md), so that the sheets called sure are read exactly.
+total is the garden's), a written number in doubt that differs from the rules (it would be
+reported as the player's mistake), a turn the decoder moved against the networks
+(MOVED_TURN_SURE), and every finding but the player's arithmetic: a sheet that contradicts
+itself is never sure, however sure each reading.
 
-A sheet that bears its reading out by itself is sure however unsure its readings (corroborated):
-no finding at all, and every number the player wrote, as first read, what the rules give for the
-garden read, or all but one where the other eight were read surely (the total is the sum of the
-others, so eight give the ninth). Drawings no network has seen are then confirmed by the sheet.
-Held-out hands on validation photos (seeds 77 and 78, 40 phone sheets each; 80, 100 phone
-sheets; 81, 60 scans): all nine alike, 46 of 80, 42 of 100 and 27 of 60 sure, all exact; eight
-alike as well, 60 of 80, 53 of 100 and 33 of 60, all exact. Eight alike with the eight read at
-any probability took one wrong sheet of 80 (a penalty misread as the rules of a garden misread
-gave it, the ninth a player's wrong total). Own hands (seed 77): 30 of 40 sure, all exact.
-A number the decoder took otherwise than first read agrees too where only digits the writer
-wrote alike changed, each such way of writing taken as one digit in two written digits or more
-(numbers_read_by_groups): one digit misread everywhere it was written, read as it is. On the
-validation photos (seeds 77-83, held out) 3 sheets more of 310 sure, all exact. Its copies must
-then be read as one digit, or one written copy as the digit taken: with digits drawn anew in every
-box, copies read 2, 2 in two written numbers and 3 in a turn were taken as 3, and the numbers
-vouched for the misread garden they were fitted to (validation seed 81, coarse varied digits).
-The verdict vouches for the score, not for which turn drew what. A turn the decoder moved against
-the networks (MOVED_TURN_SURE; decoder_changes lists it) is one sign of a misread garden, a
-written number first read otherwise another, and the written numbers bear out one, not both: a
-sheet whose nine numbers agree is sure with such turns, one whose eight give the ninth only
-without. Both at once were sure on one bench scan with a wrong total: the decoder had fitted the
-garden to a player's wrong rock, paying with a moved turn. On 320 held-out validation sheets
-(seeds 77-82) 132 were sure before, 157 now, none wrong (docs/benchmarks.md).
-Both signs are borne out where the drawings and turn boxes alone, decoded without the written
-numbers, give the same garden and turn log: the garden was not fitted to the numbers, and the
-eight numbers that give the ninth vouch for it. That bench scan's sheet decodes to another garden.
-The turn log, read surely, vouches for drawings as well (log_vouched): the dice give how many of
-each kind were drawn and each turn's row or column, so a doubtful cell read otherwise mostly leaves
-the log; where two read otherwise could trade kinds within it, a surely read number that agrees
-must change with them. A turn or two the decoder took otherwise weigh both ways: the cells' other
-readings must fit the log neither as kept nor as first read; a moved turn among them is the sign it
-is above, borne out where garden and log stand without the numbers, or where no cell's other
-reading the log allows is a player's slip away (one category's points changed alone, the other
-numbers all still agreeing: the garden such a turn may have been moved to fit; validation seeds
-77-85, 600 held-out sheets: 332 -> 339 sure, the 7 exact, the 4 wrong sure sheets as before).
-Two or more numbers first read otherwise (a writer's digits the decoder took as the rules give)
-then leave the sheet sure. An
-other reading that changes no category's points at all leaves the score standing. A player's own
-mistake is not vouched for so: the slipped category's drawings have no number to stand on, and a
-turn misread with confidence can make a misread drawing fit (docs/benchmarks.md, forty-fifth
-round).
+A sheet may bear its doubtful readings out by itself (Verdict.sure_by): its written numbers,
+read apart from the drawings, agree with the garden read (corroborated: all nine, or eight read
+surely that give the ninth; a writer's digit misread everywhere counts as read,
+numbers_read_by_groups), or its turn log, read surely, rules out every other reading of the
+doubtful cells (log_vouched). A moved turn and a number read otherwise are two signs of a
+garden fitted to the numbers: the numbers bear out one, not both, unless the drawings and turn
+boxes alone, decoded without the numbers, give the same garden and log. Nor do the numbers or
+the log bear out a change the decoder made for the numbers alone where a player's slip explains
+it as well (slip_fitted: drawings traded kinds, and undone, the log still fits and one
+category's points move, so a player who slipped there wrote what the garden kept gives). The verdict vouches for the score,
+not for which turn drew what. The rules and their validation: docs/pipeline.md (Verdict) and
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -62,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Iterator, Mapping
 
-from sheetscan.game.audit import Finding, turn_log_findings
+from sheetscan.game.audit import ARITHMETIC_KINDS, Finding, turn_log_findings
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, turn_text
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
@@ -74,7 +42,6 @@ from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration
 # sheet sure: own hands 43% sure at 0.5, 22% at 0.9; held-out hands none sure at any. The lowest
 # tested is taken (docs/benchmarks.md).
 SURE_ABOVE = 0.5
-PLAYERS_ARITHMETIC = ("written_differs", "written_sum")  # findings a sure sheet may carry
 # A turn box the decoder moved to a reading the networks gave less than this is a sign of a
 # misread garden (sheet_verdict). Chosen, when it held on every sheet, on validation photos (one
 # writer's digits read together; sure sheets, and those with a misread record among them, at
@@ -159,16 +126,48 @@ def doubtful_cells(reading: GardenReading, garden: Garden, sure_above: float) ->
     return [cell for cell in ALL_CELLS if _cell_confidence(reading, garden, cell) < sure_above]
 
 
+def _cell_doubt(reading: GardenReading, garden: Garden, cell: Cell, why: str = "") -> Doubt:
+    """``cell`` as ``garden`` has it, to check (``why``, said after its reading)."""
+    name = DECORATION_CLASSES[_kept_class(garden, cell)]
+    said = "tree with its Spring/Summer mark" if name == "tree_late" else name
+    said += " in water" if garden.is_water(cell) else ""
+    return Doubt(f"cell ({cell[0] + 1},{cell[1] + 1})", _cell_confidence(reading, garden, cell), said + why)
+
+
 def cell_doubts(reading: GardenReading, record: SheetRecord, sure_above: float) -> list[Doubt]:
     """The doubtful cells (doubtful_cells) as doubts."""
-    doubts = []
-    garden = record.garden
-    for r, c in doubtful_cells(reading, garden, sure_above):
-        name = DECORATION_CLASSES[_kept_class(garden, (r, c))]
-        said = "tree with its Spring/Summer mark" if name == "tree_late" else name
-        said += " in water" if garden.is_water((r, c)) else ""
-        doubts.append(Doubt(f"cell ({r + 1},{c + 1})", _cell_confidence(reading, garden, (r, c)), said))
-    return doubts
+    return [_cell_doubt(reading, record.garden, cell) for cell in doubtful_cells(reading, record.garden, sure_above)]
+
+
+def _cell_state(garden: Garden, cell: Cell) -> tuple:
+    return garden.decoration(cell), garden.is_water(cell), cell in garden.tree_late
+
+
+def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], rules_give: Mapping[str, int],
+                rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES
+                ) -> tuple[list[Cell], str] | None:
+    """The cells of a change the decoder made for the written numbers alone (``fitted``: the
+    garden before and after each, DecodedSheet.fitted) in which drawings traded kinds, where a
+    player's slip explains it as well: undone in ``record``'s garden, the turn log still fits and
+    one category's points move (the total aside), so a player who slipped there wrote what the
+    garden kept gives. A trade keeps each kind's count, and drawings no network saw hardly tell
+    their kinds apart, so only the numbers chose it (a water cell or a tree's mark taken otherwise
+    is read against its network's odds). With that category; None where no change is such."""
+    for before, after in fitted:
+        cells = [cell for cell in ALL_CELLS if _cell_state(before, cell) != _cell_state(after, cell)]
+        kinds = [(before.decoration(cell), after.decoration(cell)) for cell in cells
+                 if before.decoration(cell) != after.decoration(cell)]
+        if not kinds or None in itertools.chain(*kinds) or Counter(a for a, _ in kinds) != Counter(b for _, b in kinds):
+            continue  # no drawings traded kinds
+        undone = record.garden
+        for cell in cells:
+            undone = undone.with_cell(cell, before.decoration(cell), water=before.is_water(cell),
+                                      late=cell in before.tree_late)
+        points = score(undone, rules).breakdown
+        moved = [category for category in CATEGORIES[:-1] if points[category] != rules_give[category]]
+        if len(moved) == 1 and not turn_log_findings(undone, record.turns, dice_faces):
+            return cells, moved[0]
+    return None
 
 
 def written_doubts(boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int], sure_above: float) -> list[Doubt]:
@@ -195,7 +194,7 @@ def moved_turn_doubts(boxes: BoxReading, record: SheetRecord) -> list[Doubt]:
 def finding_doubts(findings: tuple[Finding, ...]) -> list[Doubt]:
     """The sheet's contradictions, other than the player's arithmetic: each is to check."""
     return [Doubt(", ".join(finding.boxes) or finding.kind, 0.0, finding.sentence)
-            for finding in findings if finding.kind not in PLAYERS_ARITHMETIC]
+            for finding in findings if finding.kind not in ARITHMETIC_KINDS]  # a sure sheet may carry those
 
 
 def numbers_read_by_groups(boxes: BoxReading, record: SheetRecord) -> set[str]:
@@ -330,17 +329,29 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
                   findings: tuple[Finding, ...] = (), *, sure_above: float = SURE_ABOVE,
                   corroboration: bool = True,
                   decoded_without_numbers: Callable[[], SheetRecord] | None = None,
+                  fitted: tuple[tuple[Garden, Garden], ...] = (),
                   rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> Verdict:
     """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, whose garden
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out: its
-    written numbers (corroborated) or its turn log (log_vouched). ``decoded_without_numbers``
-    gives the record its drawings and turn boxes alone decode to (asked only where it decides: a
-    moved turn and a number read otherwise)."""
+    written numbers (corroborated) or its turn log (log_vouched), but not where the decoder
+    changed the garden for the numbers alone in a way a player's slip explains as well
+    (slip_fitted on ``fitted``, DecodedSheet.fitted). ``decoded_without_numbers`` gives the
+    record its drawings and turn boxes alone decode to (asked only where it decides: a moved
+    turn and a number read otherwise)."""
     moved = moved_turn_doubts(boxes, record)
     by_readings = _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
     if by_readings.sure or not corroboration:
         return by_readings
+    if (slip := slip_fitted(record, fitted, rules_give, rules, dice_faces)) is not None:
+        # the numbers chose the change, and would have as well had the player slipped; the log
+        # fits it either way (the change left the log's findings as they were)
+        cells, category = slip
+        why = f", taken to fit the written numbers (a player's slip in {category} would fit them too)"
+        fitted_doubts = [_cell_doubt(reading, record.garden, cell, why) for cell in cells]
+        named = {doubt.what for doubt in fitted_doubts}
+        doubts = [doubt for doubt in by_readings.doubts if doubt.what not in named] + fitted_doubts
+        return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
     # log stand without them; and the log vouches for the drawings with such a turn only so too, or
