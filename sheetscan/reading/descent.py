@@ -274,8 +274,9 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
 class Descent:
     """The descent, a round at a time on asking (``step``): the record, its findings, the changes
     said and what they cost so far, and the changes taken for the written numbers alone
-    (``fitted``: a player's slip may explain such a change). A sheet the drawings read together explain (decode.py) need
-    not wait for the descent to end where it cannot end cheaper (``costs_more_than``)."""
+    (``fitted``: a player's slip may explain such a change). A sheet the drawings read together
+    explain (decode.py) need not wait for the descent to end where it cannot end cheaper
+    (``costs_more_than``)."""
 
     def __init__(self, record: SheetRecord, findings: list[Finding], moves: list[Move], audit: SheetAudit):
         self.record, self.findings, self.moves, self.audit = record, findings, moves, audit

@@ -17,9 +17,9 @@ garden fitted to the numbers: the numbers bear out one, not both, unless the dra
 boxes alone, decoded without the numbers, give the same garden and log. Nor do the numbers or
 the log bear out a change the decoder made for the numbers alone where a player's slip explains
 it as well (slip_fitted: drawings traded kinds, and undone, the log still fits and one
-category's points move, so a player who slipped there wrote what the garden kept gives). The verdict vouches for the score,
-not for which turn drew what. The rules and their validation: docs/pipeline.md (Verdict) and
-docs/benchmarks.md.
+category's points move, so a player who slipped there wrote what the garden kept gives). The
+verdict vouches for the score, not for which turn drew what. The rules and their validation:
+docs/pipeline.md (Verdict) and docs/benchmarks.md.
 """
 
 from __future__ import annotations
