@@ -143,6 +143,12 @@ def _cell_state(garden: Garden, cell: Cell) -> tuple:
     return garden.decoration(cell), garden.is_water(cell), cell in garden.tree_late
 
 
+def _categories_moved(points: Mapping[str, int], rules_give: Mapping[str, int]) -> list[str]:
+    """The categories (the total aside) whose ``points`` differ from ``rules_give``: one alone is a
+    player's slip away (every other written number would still agree)."""
+    return [category for category in CATEGORIES[:-1] if points[category] != rules_give[category]]
+
+
 def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], rules_give: Mapping[str, int],
                 rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES
                 ) -> tuple[list[Cell], str] | None:
@@ -163,8 +169,7 @@ def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], 
         for cell in cells:
             undone = undone.with_cell(cell, before.decoration(cell), water=before.is_water(cell),
                                       late=cell in before.tree_late)
-        points = score(undone, rules).breakdown
-        moved = [category for category in CATEGORIES[:-1] if points[category] != rules_give[category]]
+        moved = _categories_moved(score(undone, rules).breakdown, rules_give)
         if len(moved) == 1 and not turn_log_findings(undone, record.turns, dice_faces):
             return cells, moved[0]
     return None
@@ -320,7 +325,7 @@ def log_vouched(reading: GardenReading, boxes: BoxReading, record: SheetRecord, 
             points = score(garden, rules).breakdown
             if points != rules_give and all(points[category] == rules_give[category] for category in agreeing):
                 return False
-            if slips_too and sum(points[c] != rules_give[c] for c in CATEGORIES[:-1]) == 1:
+            if slips_too and len(_categories_moved(points, rules_give)) == 1:
                 return False
     return True
 
@@ -351,7 +356,7 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
         fitted_doubts = [_cell_doubt(reading, record.garden, cell, why) for cell in cells]
         named = {doubt.what for doubt in fitted_doubts}
         doubts = [doubt for doubt in by_readings.doubts if doubt.what not in named] + fitted_doubts
-        return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)))
+        return _least_sure_first(doubts)
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
     # log stand without them; and the log vouches for the drawings with such a turn only so too, or
@@ -379,6 +384,11 @@ def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rule
     where none is in doubt, else each doubt, least sure first."""
     doubts = (cell_doubts(reading, record, sure_above) + written_doubts(boxes, record, rules_give, sure_above)
               + moved + finding_doubts(findings))
+    return _least_sure_first(doubts)
+
+
+def _least_sure_first(doubts: list[Doubt]) -> Verdict:
+    """The verdict listing ``doubts``, least sure first; sure by the readings where there are none."""
     return Verdict(tuple(sorted(doubts, key=lambda doubt: doubt.confidence)), None if doubts else BY_READINGS)
 
 
