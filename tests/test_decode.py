@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading, swaps_the_log_allows
 
-from sheetscan.game.audit import audit
+from sheetscan.game.audit import ARITHMETIC_KINDS, audit
 from sheetscan.reading.boxes import without_written
-from sheetscan.reading.decode import RELABEL_GROUP_COST, decode_sheet
+from sheetscan.reading.decode import RELABEL_GROUP_COST, LogFitted, _log_read_for_numbers, _Together, decode_sheet
 from sheetscan.reading.digits import DigitGroup
+from sheetscan.reading.labelling import Labelling
 from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
 from sheetscan.reading.read import GardenReading
-from sheetscan.game.garden import ALL_CELLS, SheetRecord
+from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
@@ -356,3 +357,23 @@ def test_a_sheet_decoded_without_its_written_numbers_keeps_its_garden_and_turns(
     decoded = decode_sheet(garden_reading(record), alone)
     assert decoded.record.garden == record.garden and decoded.record.turns == record.turns
     assert not [finding for finding in decoded.findings if finding.kind.startswith("written")]
+
+
+def test_a_turn_log_read_otherwise_is_noted_only_where_the_written_numbers_alone_stood_against_the_one_before():
+    # the sheet before fitted its log, only the numbers against it (a player's slip may explain
+    # them: slips.py): noted with the log, the garden and by how much the new reading is cheaper
+    record = honest_game(0)
+    log = (record.turns[1], record.turns[0], *record.turns[2:])
+    empty = record.with_garden(Garden.empty())
+    findings = audit(empty, score(empty.garden))  # the numbers', the placing's and the rest
+    numbers = [finding for finding in findings if finding.kind in ARITHMETIC_KINDS]
+    placing = [finding for finding in findings if finding.kind not in ARITHMETIC_KINDS]
+    assert numbers and placing
+
+    def together(cost, turns, found):
+        return _Together(cost, replace(record, turns=turns), found, [], Labelling(np.zeros(0, int), 0.0))
+
+    noted = _log_read_for_numbers(together(9.0, log, numbers), together(4.0, record.turns, []))
+    assert noted.logs_fitted == (LogFitted(log, record.garden, 5.0),)
+    assert _log_read_for_numbers(together(9.0, log, numbers + placing), together(4.0, record.turns, [])).logs_fitted == ()
+    assert _log_read_for_numbers(together(9.0, record.turns, numbers), together(4.0, record.turns, [])).logs_fitted == ()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading
 
-from sheetscan.game.audit import audit, human_cell
+from sheetscan.game.audit import audit, human_cell, turn_log_findings
 from sheetscan.game.garden import ALL_CELLS, Garden, TurnKind, cross_cells
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
@@ -321,6 +321,10 @@ def test_a_turn_log_the_drawings_fit_a_little_worse_is_taken_where_the_written_n
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
+    # the log as first read fitted the drawings, the written numbers alone against it: noted
+    first_read = tuple(candidates[0].value for candidates in boxes.turns)
+    assert [fitted.turns for fitted in decoded.logs_fitted] == [first_read]
+    assert not turn_log_findings(decoded.logs_fitted[0].garden, first_read) and decoded.logs_fitted[0].margin > 0
     monkeypatch.setattr(decode, "SWAP_ENERGY_COST", 100.0)  # the drawings' extra energy too dear: refused
     assert decode_sheet(reading, boxes).record != record
 

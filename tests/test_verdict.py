@@ -11,8 +11,9 @@ from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
-from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.decode import LogFitted, decode_sheet
 from sheetscan.reading.digits import DigitGroup
+from sheetscan.reading.slips import LOG_SLIP_MARGIN
 from sheetscan.reading.verdict import MAX_TURNS_OTHERWISE, log_vouched, numbers_read_by_groups, sheet_verdict
 
 
@@ -424,3 +425,35 @@ def test_a_change_made_for_the_written_numbers_that_a_players_slip_explains_leav
     flipped = next(garden for garden in flips
                    if sum(score(garden).breakdown[c] != rules_give[c] for c in CATEGORIES[:-1]) == 1)
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, fitted=((flipped, record.garden),)).sure
+
+
+def test_a_turn_log_read_otherwise_for_the_written_numbers_by_less_than_a_players_slip_leaves_the_sheet_to_check():
+    # the decoder read the log otherwise for the numbers alone (DecodedSheet.logs_fitted): the log
+    # as it was fitted a garden one slip away, so a player who slipped there wrote what the
+    # garden kept gives; by less than LOG_SLIP_MARGIN the numbers do not bear the log out, and
+    # neither a wider margin nor a garden that moves two categories (no one slip) leaves a doubt
+    for record in map(honest_game, range(10)):
+        by_moved = {}
+        for _, _, swapped in swaps_the_log_allows(record):
+            moved = [c for c in CATEGORIES[:-1] if score(swapped).breakdown[c] != score(record.garden).breakdown[c]]
+            by_moved.setdefault(min(len(moved), 2), (swapped, moved))
+        if set(by_moved) == {1, 2}:
+            break
+    (garden, moved), (two_moved, _) = by_moved[1], by_moved[2]
+    rules_give, reading, boxes = score(record.garden).breakdown, _unfamiliar(record), box_reading(record)
+    turn = next(index for index, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
+    log = (*record.turns[:turn], replace(record.turns[turn], location=record.turns[turn].location % 6 + 1),
+           *record.turns[turn + 1:])
+    cells = {f"cell ({r + 1},{c + 1})" for r, c in ALL_CELLS if garden.decoration((r, c)) != record.garden.decoration((r, c))}
+
+    def verdict(fitted_garden, margin):
+        return sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9,
+                             logs_fitted=(LogFitted(log, fitted_garden, margin),))
+
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    slipped = verdict(garden, LOG_SLIP_MARGIN - 0.1)
+    assert not slipped.sure
+    fitted = {doubt.what for doubt in slipped.doubts if f"slip in {moved[0]}" in doubt.reading}
+    assert fitted == cells | {f"turn {turn + 1}"}
+    assert verdict(garden, LOG_SLIP_MARGIN + 0.1).sure
+    assert verdict(two_moved, 0.1).sure

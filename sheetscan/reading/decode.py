@@ -23,9 +23,9 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from sheetscan.game.audit import Finding, human_cell
+from sheetscan.game.audit import ARITHMETIC_KINDS, Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
 from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
@@ -40,36 +40,25 @@ from sheetscan.game.score import Score
 # Labelling a sheet's drawings together (labelling.py) is taken when the findings it removes
 # outweigh what its changes cost (see _labelled_together): this much for each kind read as
 # another, and at most MARK_CELL_COST for a Spring/Summer mark read the other way. Chosen on
-# validation photos (seeds 77 and 78, 40 phone sheets each): held-out hands exact 56 of 80 at 0.5
-# against 53 at 1 and 45 at 2 (before the marks were labelled too); own hands with the player's
-# mistakes (mistake rate 0.5, 40 sheets) 40 of 40 exact at each; the mark's cap from 1 to 4
-# changed nothing.
+# validation photos (docs/benchmarks.md, fifty-first round, gives the figures).
 RELABEL_GROUP_COST = 0.5
 MARK_CELL_COST = 2.0
 # The cheapest log read otherwise is read otherwise again (one more turn, one more group of digits,
 # or one more drawing read as empty) while it still leaves findings, LOG_ROUNDS rounds in all: a
 # small photo's turn boxes may hold several digits misread unlike one another (digits from a
-# coarse source, up to six). Chosen on validation photos of held-out hands: at 3 against 1, one
-# sheet more exact in each of scans 79 and 82 and coarse phone photos 80; at 6 against 3, with
-# coarse varied digits (seeds 77-81 and 83, 40 phone sheets each), two more on each of 80 and 83,
-# the same elsewhere (10: the same); every other run of seeds 77-82 the same.
+# coarse source, up to six). Chosen on validation photos of held-out hands (docs/benchmarks.md).
 LOG_ROUNDS = 6
 # Where no log read otherwise in a round leaves the sheet cheaper, the one that leaves it costing
 # least, if within LOG_SLACK of the best so far, is read otherwise again in the next round: a
 # writer the networks never saw may have two turns misread so that either, set right alone,
 # leaves the drawings labelled to fit the other, and only both set right fit. Chosen on
-# validation photos of held-out hands with digits from a coarse source, written anew in each box
-# (seeds 77 and 78, 40 phone sheets each): exact totals 33 and 32 of 40 without, 33 and 33 at 1
-# and at 2.5; with the players' mistakes at the audit's rate (0.5) 30 and 31 without, 30 and 32
-# at 1; held-out scans (seed 81) and tables of 3 (seed 82) the same.
+# validation photos of held-out hands with coarse digits (docs/benchmarks.md).
 LOG_SLACK = 1.0
 # Where no log read otherwise in a round is cheaper or near, the one the drawings fit best (its
 # labelling's energy and what reading it otherwise costs, LOG_FIT_MARGIN below the log now's) is
 # read otherwise again: a turn misread as another kind's die leaves two kinds traded, the written
 # numbers against them, and only that log's trades and another turn set right fit. Chosen on
-# validation photos of held-out hands with coarse varied digits (seeds 77 and 78, 40 phone sheets
-# each): exact 33 and 34 -> 35 and 35 at 0 and 1, 33 and 35 at 2; scans (81) 38 -> 39 of 40, tables
-# of 3 (82) 51 -> 52 of 60; held-out phone (77), own hands (79) and audits (80) the same.
+# validation photos of held-out hands with coarse varied digits (docs/benchmarks.md).
 LOG_FIT_MARGIN = 1.0
 # Two or three ways to draw no network saw may fit the turn log either way round (the same counts,
 # rows and columns), and two drawings alike to both kinds may sit where the log allows either: the
@@ -79,11 +68,7 @@ LOG_FIT_MARGIN = 1.0
 # two cells trading labels (the MAX_CELL_SWAPS at most CELL_SWAP_MARGIN above it), then the same
 # from the TRADE_BEAM best of those; each at most SWAP_ENERGY_MARGIN above the labelling's energy,
 # its extra energy counted at SWAP_ENERGY_COST; the TRADES_DECODED best are decoded in full.
-# Chosen on validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each): exact 64
-# of 80 without, 69 with two kinds swapped (margin 3 or 6, cost 0.5, 1 or 2), 74 with this (the
-# same at a cell margin of 0.5 or 2, 6 to 12 cell swaps, 3 to 10 decoded; 73 with one round, a
-# beam of 1 or 5 ways to trade kinds); own hands 40 of 40, and 40 of 40 with the players'
-# mistakes at rate 0.5 (seed 79).
+# Chosen on validation photos of held-out hands (docs/benchmarks.md, fifty-first round).
 SWAP_ENERGY_MARGIN, SWAP_ENERGY_COST = 3.0, 1.0
 CELL_SWAP_MARGIN, MAX_CELL_SWAPS = 1.0, 6
 TRADE_ROUNDS, TRADE_BEAM, TRADES_DECODED = 2, 3, 3
@@ -91,23 +76,26 @@ TRADE_ROUNDS, TRADE_BEAM, TRADES_DECODED = 2, 3, 3
 # MISTAKES_LEFT_ALONE mistakes, before the drawings are read together where it still leaves
 # findings: a misreading or two of a hand the networks know is set right alone. Where they are
 # read together, the descent goes on only while it could still end cheaper than the labelling
-# (Descent.costs_more_than). Chosen on validation photos (12 MP, seeds 77-81: 25 own-hand, 25
-# held-out, 20 own-hand pad photos read on one core against their imread, the medians): finishing
-# every descent first, x1.69, x4.77, x1.79; one round alone, x2.58, x4.17; two, x1.68, x4.21;
-# three, x1.66, x4.85; two and then while two mistakes or fewer are left, x1.68, x4.25, x1.79 (the
-# pad's slowest own sheets otherwise labelled for nothing). Every record of 135 validation sheets
-# (seeds 77-81) was the one finishing first gave.
-# Those rounds take a move alone: pairs of moves (300 weighed, a fifth of a held-out read) wait for
-# the labelling to say what they must beat (2026-12-07: 440 validation sheets' records the same).
+# (Descent.costs_more_than). Those rounds take a move alone: pairs of moves wait for the labelling
+# to say what they must beat. Chosen for speed, every record the same (docs/benchmarks.md).
 ROUNDS_ALONE = 2
 MISTAKES_LEFT_ALONE = 2
+
+
+class LogFitted(NamedTuple):
+    """A turn log read otherwise for the written numbers alone: the log and garden it left (their
+    findings the numbers' alone) and how much less the reading otherwise cost."""
+
+    turns: tuple[Turn, ...]
+    garden: Garden
+    margin: float
 
 
 @dataclass(frozen=True)
 class _Together:
     """A sheet read with its drawings labelled together: what it costs (the relabelling's, its other
-    changes' and its findings'), the record, its findings, the changes said, the labelling, fitted
-    (DecodedSheet's)."""
+    changes' and its findings'), the record, its findings, the changes said, the labelling and
+    (DecodedSheet's) fitted and logs_fitted."""
 
     cost: float
     record: SheetRecord
@@ -115,18 +103,20 @@ class _Together:
     changes: list[str]
     labelling: Labelling
     fitted: tuple[tuple[Garden, Garden], ...] = ()
+    logs_fitted: tuple[LogFitted, ...] = ()
 
 
 @dataclass(frozen=True)
 class DecodedSheet:
     """The decoded record, its score and findings, the readings the decoder changed, with why, and
-    (garden before, after) of each change made for the written numbers alone (verdict.slip_fitted)."""
+    what it changed for the written numbers alone (slips.py)."""
 
     record: SheetRecord
     score: Score  # of the record's garden
     findings: tuple[Finding, ...]
     changes: tuple[str, ...]
-    fitted: tuple[tuple[Garden, Garden], ...] = ()
+    fitted: tuple[tuple[Garden, Garden], ...] = ()  # (garden before, after) of each change
+    logs_fitted: tuple[LogFitted, ...] = ()  # each turn log read otherwise
 
 
 def _class_name(garden, cell) -> str:
@@ -220,15 +210,14 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
     """From ``base`` read together (``start``, _together_start), the cheapest of it, of its
     labelling with kinds or cells trading labels (_with_trades), and of the sheet read otherwise:
     a log read otherwise (logs_read_otherwise; the drawings labelled with it, their extra energy
-    paid where they fit it worse), a drawing read as empty (readings_without_drawing) or cells
-    read as empty as drawings (records_with_drawings); each then its boxes decoded, its cost counting the
-    trade's extra energy or what was read otherwise too. Where the cheapest read otherwise still
-    leaves findings, its labellings' trades are tried (a misread turn and two trees' marks the log
-    allows either way are two misreadings, and only both set right fit), and where findings are
-    still left it is read otherwise again (LOG_ROUNDS in all), from the cheapest or, where none is
-    cheaper, the nearest (LOG_SLACK), or where none is near, the best fit (LOG_FIT_MARGIN). Where
+    paid where they fit it worse), a drawing read as empty (readings_without_drawing) or cells read
+    as empty as drawings (records_with_drawings); each then its boxes decoded, what was read
+    otherwise counted. Where the cheapest read otherwise still leaves findings, its labellings'
+    trades are tried (a misread turn and two trees' marks the log allows either way are two
+    misreadings, and only both set right fit), and it is read otherwise again (LOG_ROUNDS in all),
+    from the cheapest or else the nearest (LOG_SLACK) or the best fit (LOG_FIT_MARGIN). Where
     findings are left even so, two turns of the log as read are read otherwise at once
-    (turn_pairs_read_otherwise)."""
+    (turn_pairs_read_otherwise). A log read otherwise for the numbers alone is noted (LogFitted)."""
     now, together = start
     best = _with_trades(now.reading, now.base, boxes, dice_faces, audit, together, now.spent, now.said)
     now = now._replace(rival=together.labelling)
@@ -255,7 +244,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
                       together)
             total = together.cost + cost
             if total < best.cost:
-                best, found = _said(together, cost, said), reread
+                best, found = _log_read_for_numbers(best, _said(together, cost, said)), reread
             elif total < best.cost + LOG_SLACK and (near is None or total < near[0]):
                 near = (total, reread)
             if (fit := together.labelling.energy + cost - now.spent) < fit_below:
@@ -265,7 +254,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
         now, together = found or (near[1] if near else fitting)
         traded = _with_trades(now.reading, now.base, boxes, dice_faces, audit, together, now.spent, now.said)
         if traded.cost < best.cost:
-            best = traded
+            best = _log_read_for_numbers(best, traded)
         if not best.findings:
             break
     now, started = start
@@ -274,8 +263,18 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
             together = _read_together_with(now.reading, replace(now.base, turns=turns), boxes, dice_faces, audit,
                                            started.labelling, below=best.cost - cost)
             if together.cost + cost < best.cost:
-                best = _said(together, cost, (*now.said, f"{what} with the drawings"))
+                best = _log_read_for_numbers(best, _said(together, cost, (*now.said, f"{what} with the drawings")))
     return best
+
+
+def _log_read_for_numbers(old: _Together, new: _Together) -> _Together:
+    """``new``, cheaper than ``old``, noting old's log and garden (and old's own notes) where new
+    reads the log otherwise and old's findings were the written numbers' alone."""
+    numbers_alone = bool(old.findings) and ARITHMETIC_KINDS.issuperset(finding.kind for finding in old.findings)
+    if not numbers_alone or new.record.turns == old.record.turns:
+        return new
+    noted = LogFitted(old.record.turns, old.record.garden, old.cost - new.cost)
+    return replace(new, logs_fitted=(*old.logs_fitted, noted, *new.logs_fitted))
 
 
 def _said(together: _Together, cost: float, what: tuple[str, ...]) -> _Together:
@@ -397,4 +396,5 @@ def _leaves_findings(descent: Descent, dice_faces: Mapping[int, Decoration]) -> 
 def _decoded(reading: GardenReading, audit: SheetAudit, read: _Together | Descent) -> DecodedSheet:
     """The sheet as ``read`` (the drawings read together, or the descent), its changes after the reader's own."""
     return DecodedSheet(read.record, audit.score(read.record.garden), tuple(read.findings),
-                        (*reading.decoder_changes, *read.changes), tuple(read.fitted))
+                        (*reading.decoder_changes, *read.changes), tuple(read.fitted),
+                        read.logs_fitted if isinstance(read, _Together) else ())

@@ -164,7 +164,7 @@ def read_sheet(gray: np.ndarray, location: SheetLocation, layout: Layout, rules:
         verdict = sheet_verdict(reading, boxes, decoded.record, decoded.score.breakdown, decoded.findings,
                                 decoded_without_numbers=lambda: decode_sheet(reading, without_written(boxes), rules,
                                                                              groups=sheet_learning).record,
-                                fitted=decoded.fitted, rules=rules)
+                                fitted=decoded.fitted, logs_fitted=decoded.logs_fitted, rules=rules)
     garden, garden_score = decoded.record.garden, decoded.score
     debug.save(f"sheet{number}-2-water", lambda: draw_water(canonical, garden, reading.water_probability, layout))
     debug.save(f"sheet{number}-3-cells", lambda: draw_cells(canonical, garden, reading, garden_score, layout))

@@ -16,10 +16,10 @@ doubtful cells (log_vouched). A moved turn and a number read otherwise are two s
 garden fitted to the numbers: the numbers bear out one, not both, unless the drawings and turn
 boxes alone, decoded without the numbers, give the same garden and log. Nor do the numbers or
 the log bear out a change the decoder made for the numbers alone where a player's slip explains
-it as well (slip_fitted: drawings traded kinds, and undone, the log still fits and one
-category's points move, so a player who slipped there wrote what the garden kept gives). The
-verdict vouches for the score, not for which turn drew what. The rules and their validation:
-docs/pipeline.md (Verdict) and docs/benchmarks.md.
+it as well (slips.py: drawings traded kinds, or a turn log read otherwise, where the garden
+before fits its log and moves one category's points, so a player who slipped there wrote what
+the garden kept gives). The verdict vouches for the score, not for which turn drew what. The
+rules and their validation: docs/pipeline.md (Verdict) and docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, tu
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.reading.boxes import BoxReading, Candidate, number_digits
+from sheetscan.reading.decode import LogFitted
+from sheetscan.reading.slips import categories_moved, log_slip, slip_fitted
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 
 # Below this probability of the value kept, a reading is one to check. On the validation photos
@@ -137,42 +139,6 @@ def _cell_doubt(reading: GardenReading, garden: Garden, cell: Cell, why: str = "
 def cell_doubts(reading: GardenReading, record: SheetRecord, sure_above: float) -> list[Doubt]:
     """The doubtful cells (doubtful_cells) as doubts."""
     return [_cell_doubt(reading, record.garden, cell) for cell in doubtful_cells(reading, record.garden, sure_above)]
-
-
-def _cell_state(garden: Garden, cell: Cell) -> tuple:
-    return garden.decoration(cell), garden.is_water(cell), cell in garden.tree_late
-
-
-def _categories_moved(points: Mapping[str, int], rules_give: Mapping[str, int]) -> list[str]:
-    """The categories (the total aside) whose ``points`` differ from ``rules_give``: one alone is a
-    player's slip away (every other written number would still agree)."""
-    return [category for category in CATEGORIES[:-1] if points[category] != rules_give[category]]
-
-
-def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], rules_give: Mapping[str, int],
-                rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES
-                ) -> tuple[list[Cell], str] | None:
-    """The cells of a change the decoder made for the written numbers alone (``fitted``: the
-    garden before and after each, DecodedSheet.fitted) in which drawings traded kinds, where a
-    player's slip explains it as well: undone in ``record``'s garden, the turn log still fits and
-    one category's points move (the total aside), so a player who slipped there wrote what the
-    garden kept gives. A trade keeps each kind's count, and drawings no network saw hardly tell
-    their kinds apart, so only the numbers chose it (a water cell or a tree's mark taken otherwise
-    is read against its network's odds). With that category; None where no change is such."""
-    for before, after in fitted:
-        cells = [cell for cell in ALL_CELLS if _cell_state(before, cell) != _cell_state(after, cell)]
-        kinds = [(before.decoration(cell), after.decoration(cell)) for cell in cells
-                 if before.decoration(cell) != after.decoration(cell)]
-        if not kinds or None in itertools.chain(*kinds) or Counter(a for a, _ in kinds) != Counter(b for _, b in kinds):
-            continue  # no drawings traded kinds
-        undone = record.garden
-        for cell in cells:
-            undone = undone.with_cell(cell, before.decoration(cell), water=before.is_water(cell),
-                                      late=cell in before.tree_late)
-        moved = _categories_moved(score(undone, rules).breakdown, rules_give)
-        if len(moved) == 1 and not turn_log_findings(undone, record.turns, dice_faces):
-            return cells, moved[0]
-    return None
 
 
 def written_doubts(boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int], sure_above: float) -> list[Doubt]:
@@ -325,7 +291,7 @@ def log_vouched(reading: GardenReading, boxes: BoxReading, record: SheetRecord, 
             points = score(garden, rules).breakdown
             if points != rules_give and all(points[category] == rules_give[category] for category in agreeing):
                 return False
-            if slips_too and len(_categories_moved(points, rules_give)) == 1:
+            if slips_too and len(categories_moved(points, rules_give)) == 1:
                 return False
     return True
 
@@ -334,29 +300,24 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
                   findings: tuple[Finding, ...] = (), *, sure_above: float = SURE_ABOVE,
                   corroboration: bool = True,
                   decoded_without_numbers: Callable[[], SheetRecord] | None = None,
-                  fitted: tuple[tuple[Garden, Garden], ...] = (),
+                  fitted: tuple[tuple[Garden, Garden], ...] = (), logs_fitted: tuple[LogFitted, ...] = (),
                   rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> Verdict:
     """The verdict on a decoded sheet ``record`` read as ``reading`` and ``boxes``, whose garden
     the rules score ``rules_give`` (the breakdown), with its audit ``findings``: sure when no
     reading is in doubt, or (with ``corroboration``) when the sheet bears its reading out: its
     written numbers (corroborated) or its turn log (log_vouched), but not where the decoder
-    changed the garden for the numbers alone in a way a player's slip explains as well
-    (slip_fitted on ``fitted``, DecodedSheet.fitted). ``decoded_without_numbers`` gives the
-    record its drawings and turn boxes alone decode to (asked only where it decides: a moved
-    turn and a number read otherwise)."""
+    changed the garden or read the turn log otherwise for the numbers alone in a way a player's
+    slip explains as well (``fitted`` and ``logs_fitted``, DecodedSheet's: slips.py).
+    ``decoded_without_numbers`` gives the record its drawings and turn boxes alone decode to
+    (asked only where it decides: a moved turn and a number read otherwise)."""
     moved = moved_turn_doubts(boxes, record)
     by_readings = _doubts(reading, boxes, record, rules_give, findings, sure_above, moved)
     if by_readings.sure or not corroboration:
         return by_readings
-    if (slip := slip_fitted(record, fitted, rules_give, rules, dice_faces)) is not None:
-        # the numbers chose the change, and would have as well had the player slipped; the log
-        # fits it either way (the change left the log's findings as they were)
-        cells, category = slip
-        why = f", taken to fit the written numbers (a player's slip in {category} would fit them too)"
-        fitted_doubts = [_cell_doubt(reading, record.garden, cell, why) for cell in cells]
-        named = {doubt.what for doubt in fitted_doubts}
-        doubts = [doubt for doubt in by_readings.doubts if doubt.what not in named] + fitted_doubts
-        return _least_sure_first(doubts)
+    if (slipped := _slip_doubts(reading, boxes, record, fitted, logs_fitted, rules_give, rules, dice_faces)):
+        # the numbers chose the change, and would have as well had the player slipped
+        named = {doubt.what for doubt in slipped}
+        return _least_sure_first([doubt for doubt in by_readings.doubts if doubt.what not in named] + slipped)
     # a turn moved against the networks is a sign of a misread garden, as a written number read
     # otherwise is: the written numbers bear out one such sign, not both, unless the garden and
     # log stand without them; and the log vouches for the drawings with such a turn only so too, or
@@ -376,6 +337,24 @@ def sheet_verdict(reading: GardenReading, boxes: BoxReading, record: SheetRecord
     if (vouched(slips_too=True) or vouched() and stand_without_numbers()) if moved else vouched():
         return Verdict((), BY_LOG)
     return by_readings
+
+
+def _slip_doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord,
+                 fitted: tuple[tuple[Garden, Garden], ...], logs_fitted: tuple[LogFitted, ...],
+                 rules_give: dict[str, int], rules: RuleSet, dice_faces: Mapping[int, Decoration]) -> list[Doubt]:
+    """The cells (and turns) of a change made for the written numbers alone that a player's slip
+    explains as well (slip_fitted, then log_slip), each to check with the category; none if none."""
+    turns: list[int] = []
+    if (slip := slip_fitted(record, fitted, rules_give, rules, dice_faces)) is not None:
+        cells, category = slip
+    elif (log_slipped := log_slip(record, logs_fitted, rules_give, rules)) is not None:
+        turns, cells, category = log_slipped
+    else:
+        return []
+    why = f", taken to fit the written numbers (a player's slip in {category} would fit them too)"
+    return ([Doubt(f"turn {index + 1}", _kept(boxes.turns[index], record.turns[index]),
+                   turn_text(record.turns[index]) + why) for index in turns]
+            + [_cell_doubt(reading, record.garden, cell, why) for cell in cells])
 
 
 def _doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord, rules_give: dict[str, int],

@@ -1,0 +1,82 @@
+"""Changes the decoder made for the written numbers alone that a player's slip explains as well.
+
+A decoder weighing hundreds of changes a sheet finds one to fit a slip of any size: where undoing
+a change leaves a garden that fits its turn log and moves one category's points alone, a player
+who slipped in that category wrote what the garden kept gives, and the numbers cannot tell the
+two apart. The verdict (verdict.py) then leaves the change to check. Two such changes: drawings
+trading kinds (DecodedSheet.fitted: a trade keeps each kind's count, so only the numbers chose
+it) and a turn log read otherwise (DecodedSheet.logs_fitted).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from typing import Mapping
+
+from sheetscan.game.audit import turn_log_findings
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
+from sheetscan.game.score import score
+from sheetscan.reading.decode import LogFitted
+from sheetscan.reading.moves import FINDING_COST
+
+# A turn log read otherwise for the written numbers alone (DecodedSheet.logs_fitted) by less than
+# this is not borne out by them where the log it left is a player's slip away (log_slip): the
+# decoder weighs a slip at FINDING_COST (one written number in 250), but a player who errs on one
+# sheet in two (as the audit bench's do) slips in one written number in 18.
+LOG_SLIP_MARGIN = FINDING_COST - math.log(18)
+
+
+def _cell_state(garden: Garden, cell: Cell) -> tuple:
+    return garden.decoration(cell), garden.is_water(cell), cell in garden.tree_late
+
+
+def categories_moved(points: Mapping[str, int], rules_give: Mapping[str, int]) -> list[str]:
+    """The categories (the total aside) whose ``points`` differ from ``rules_give``: one alone is a
+    player's slip away (every other written number would still agree)."""
+    return [category for category in CATEGORIES[:-1] if points[category] != rules_give[category]]
+
+
+def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], rules_give: Mapping[str, int],
+                rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES
+                ) -> tuple[list[Cell], str] | None:
+    """The cells of a change the decoder made for the written numbers alone (``fitted``: the
+    garden before and after each, DecodedSheet.fitted) in which drawings traded kinds, where a
+    player's slip explains it as well: undone in ``record``'s garden, the turn log still fits and
+    one category's points move (the total aside), so a player who slipped there wrote what the
+    garden kept gives. A trade keeps each kind's count, and drawings no network saw hardly tell
+    their kinds apart, so only the numbers chose it (a water cell or a tree's mark taken otherwise
+    is read against its network's odds). With that category; None where no change is such."""
+    for before, after in fitted:
+        cells = [cell for cell in ALL_CELLS if _cell_state(before, cell) != _cell_state(after, cell)]
+        kinds = [(before.decoration(cell), after.decoration(cell)) for cell in cells
+                 if before.decoration(cell) != after.decoration(cell)]
+        if not kinds or None in itertools.chain(*kinds) or Counter(a for a, _ in kinds) != Counter(b for _, b in kinds):
+            continue  # no drawings traded kinds
+        undone = record.garden
+        for cell in cells:
+            undone = undone.with_cell(cell, before.decoration(cell), water=before.is_water(cell),
+                                      late=cell in before.tree_late)
+        moved = categories_moved(score(undone, rules).breakdown, rules_give)
+        if len(moved) == 1 and not turn_log_findings(undone, record.turns, dice_faces):
+            return cells, moved[0]
+    return None
+
+
+def log_slip(record: SheetRecord, logs_fitted: tuple[LogFitted, ...], rules_give: Mapping[str, int],
+             rules: RuleSet = RuleSet()) -> tuple[list[int], list[Cell], str] | None:
+    """The turns and cells of a turn log the decoder read otherwise for the written numbers alone
+    (``logs_fitted``: the log and garden it left, which fit each other) by less than
+    LOG_SLIP_MARGIN, where a player's slip explains the numbers as well: the garden it left moves
+    one category's points from ``rules_give`` (the total aside), so a player who slipped there
+    wrote what the garden kept gives. With that category; None where no such log is."""
+    for fitted in logs_fitted:
+        moved = categories_moved(score(fitted.garden, rules).breakdown, rules_give)
+        if fitted.margin < LOG_SLIP_MARGIN and len(moved) == 1:
+            turns = [index for index, (turn, before) in enumerate(zip(record.turns, fitted.turns, strict=True))
+                     if turn != before]
+            cells = [cell for cell in ALL_CELLS if _cell_state(fitted.garden, cell) != _cell_state(record.garden, cell)]
+            return turns, cells, moved[0]
+    return None
