@@ -157,9 +157,15 @@ def moved_turn_doubts(boxes: BoxReading, record: SheetRecord) -> list[Doubt]:
     """The turn boxes the decoder moved off their first reading to one the networks gave less
     than MOVED_TURN_SURE: two turns may fit the garden either way round (the same dice, their
     rows swapped), and nothing the player wrote tells them apart."""
-    return [Doubt(f"turn {index + 1}", _kept(candidates, turn), turn_text(turn))
+    return [_turn_doubt(boxes, record, index)
             for index, (candidates, turn) in enumerate(zip(boxes.turns, record.turns, strict=True))
             if turn != candidates[0].value and _kept(candidates, turn) < MOVED_TURN_SURE]
+
+
+def _turn_doubt(boxes: BoxReading, record: SheetRecord, index: int, why: str = "") -> Doubt:
+    """Turn ``index`` as ``record`` has it, to check (``why``, said after its reading)."""
+    turn = record.turns[index]
+    return Doubt(f"turn {index + 1}", _kept(boxes.turns[index], turn), turn_text(turn) + why)
 
 
 def finding_doubts(findings: tuple[Finding, ...]) -> list[Doubt]:
@@ -352,8 +358,7 @@ def _slip_doubts(reading: GardenReading, boxes: BoxReading, record: SheetRecord,
     else:
         return []
     why = f", taken to fit the written numbers (a player's slip in {category} would fit them too)"
-    return ([Doubt(f"turn {index + 1}", _kept(boxes.turns[index], record.turns[index]),
-                   turn_text(record.turns[index]) + why) for index in turns]
+    return ([_turn_doubt(boxes, record, index, why) for index in turns]
             + [_cell_doubt(reading, record.garden, cell, why) for cell in cells])
 
 
