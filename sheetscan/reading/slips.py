@@ -29,8 +29,12 @@ from sheetscan.reading.moves import FINDING_COST
 LOG_SLIP_MARGIN = FINDING_COST - math.log(18)
 
 
-def _cell_state(garden: Garden, cell: Cell) -> tuple:
-    return garden.decoration(cell), garden.is_water(cell), cell in garden.tree_late
+def _cells_changed(garden: Garden, other: Garden) -> list[Cell]:
+    """The cells whose decoration, terrain or Spring/Summer mark differ between the two gardens."""
+    def state(of: Garden, cell: Cell) -> tuple:
+        return of.decoration(cell), of.is_water(cell), cell in of.tree_late
+
+    return [cell for cell in ALL_CELLS if state(garden, cell) != state(other, cell)]
 
 
 def categories_moved(points: Mapping[str, int], rules_give: Mapping[str, int]) -> list[str]:
@@ -50,7 +54,7 @@ def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], 
     their kinds apart, so only the numbers chose it (a water cell or a tree's mark taken otherwise
     is read against its network's odds). With that category; None where no change is such."""
     for before, after in fitted:
-        cells = [cell for cell in ALL_CELLS if _cell_state(before, cell) != _cell_state(after, cell)]
+        cells = _cells_changed(before, after)
         kinds = [(before.decoration(cell), after.decoration(cell)) for cell in cells
                  if before.decoration(cell) != after.decoration(cell)]
         if not kinds or None in itertools.chain(*kinds) or Counter(a for a, _ in kinds) != Counter(b for _, b in kinds):
@@ -77,6 +81,5 @@ def log_slip(record: SheetRecord, logs_fitted: tuple[LogFitted, ...], rules_give
         if fitted.margin < LOG_SLIP_MARGIN and len(moved) == 1:
             turns = [index for index, (turn, before) in enumerate(zip(record.turns, fitted.turns, strict=True))
                      if turn != before]
-            cells = [cell for cell in ALL_CELLS if _cell_state(fitted.garden, cell) != _cell_state(record.garden, cell)]
-            return turns, cells, moved[0]
+            return turns, _cells_changed(fitted.garden, record.garden), moved[0]
     return None
