@@ -23,7 +23,8 @@ from sheetscan.reading.boxes import (
     turn_candidates,
 )
 from sheetscan.lab.dataset import number_labels, turn_labels
-from sheetscan.reading.lone_digits import DIGIT_PATCH, joined_number_heads, number_digit_patch
+from sheetscan.reading.lone_digits import (DIGIT_PATCH, NO_TENS_WHERE_TWO_SEEN, joined_number_heads, number_digit_patch,
+                                           one_or_two_digits)
 from sheetscan.reading.networks import head_classes, head_slices
 from sheetscan.game.garden import Turn, TurnKind
 from sheetscan.game.gardenfile import turn_to_dict
@@ -151,6 +152,37 @@ def test_a_numbers_digits_read_alone_set_right_the_number_its_network_misread():
     assert tens[0] == pytest.approx(0.7) and tens.sum() == pytest.approx(1) and tens.argmax() == 0
     assert tens[4] > 0.2 > 0.01 > tens[np.r_[1:4, 5:10]].max()  # of the tens there may be, most of it on the 4
     assert [c.value for c in number_candidates(unsure, {"tens": _sure_digit(4)})[:2]] == [7, 47]
+
+
+def test_a_tens_the_network_took_for_none_seen_in_the_box_is_a_candidate_the_decoder_can_take():
+    """A writer's 2 the number network never saw, in a total of 25: it reads 5, surely no tens;
+    the box shows two digits, and read alone they are a 2 and a 5."""
+    heads = one_hot(NUMBER_CLASSES, number_labels(5))
+    heads["tens"] = np.r_[0.999, np.full(9, 0.001 / 9)]
+    seen = {"tens": _sure_digit(2), "units": _sure_digit(5)}
+    assert [c.value for c in number_candidates(heads)[:1]] == [5]
+    probability = {c.value: c.probability for c in number_candidates(heads, two_seen=seen)}
+    assert max(probability, key=probability.get) == 5  # the network's reading still leads
+    # the ink's chance of no tens (NO_TENS_WHERE_TWO_SEEN) joined with the network's: about one in ten
+    # for the two digits seen, where the network alone gave 25 about one in 10,000
+    assert probability[25] > 0.05 and probability[25] > 10 * max(p for v, p in probability.items() if v not in (5, 25))
+    one, _, _ = one_or_two_digits(heads, seen)
+    assert one == pytest.approx(1 / (1 + np.sqrt(0.001 * (1 - NO_TENS_WHERE_TWO_SEEN) / (0.999 * NO_TENS_WHERE_TWO_SEEN))))
+    # where the network reads a tens at all, the ink's two digits make it likelier still
+    unsure = one_hot(NUMBER_CLASSES, number_labels(5))
+    unsure["tens"] = np.r_[0.6, np.full(9, 0.4 / 9)]
+    assert number_candidates(unsure, two_seen=seen)[0].value == 25
+
+
+def test_one_digit_written_in_two_strokes_keeps_the_networks_reading_of_it():
+    """A 4 whose strokes do not touch shows two digits in its box; read alone they are a 1 and a
+    7. As one digit the number stays the network's 4: the strokes read alone weigh only the
+    reading as two digits."""
+    heads = one_hot(NUMBER_CLASSES, number_labels(4))
+    heads["tens"] = np.r_[0.9999, np.full(9, 0.0001 / 9)]
+    candidates = number_candidates(heads, two_seen={"tens": _sure_digit(1), "units": _sure_digit(7)})
+    assert candidates[0].value == 4 and candidates[0].probability > 0.9
+    assert {c.value for c in candidates[:3]} >= {14, 17}  # the two digits' reading, far behind
 
 
 def test_a_numbers_digit_is_patched_centred_and_to_the_boxs_scale():

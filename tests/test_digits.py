@@ -7,7 +7,8 @@ import pytest
 
 import sheetscan.reading.digits as digits
 from sheetscan.reading.digits import (INKED, NUMBER_INSET, SAME_DIGIT, digit_groups, digit_vector, inked_threshold,
-                                      number_digit_boxes, number_heads_read, read_together, sheet_digit_boxes, stray_groups)
+                                      number_digit_boxes, number_heads_read, read_together, sheet_digit_boxes, stray_groups,
+                                      two_digits_seen)
 
 
 def _written(digit: str, scale: float, shift: tuple[int, int], thickness: int = 2) -> np.ndarray:
@@ -147,3 +148,16 @@ def test_a_numbers_digits_are_cut_only_where_its_box_shows_as_many_as_are_read()
     assert sorted(number_boxes) == sorted(expected)
     for slot, box in number_boxes.items():  # each the digit the number has there
         assert float(digit_vector(box) @ digit_vector(_number(expected[slot]))) > SAME_DIGIT
+
+
+def test_a_number_read_as_one_digit_whose_box_shows_two_gives_the_two():
+    """Its tens, taken for none, is read alone with its units (boxes.number_candidates); a
+    number read as many digits as its box shows gives none here, nor does one read as two that
+    shows one."""
+    texts = ("38", "7", "25", "4")
+    insides = [_number(text) for text in texts]
+    read = [number_heads_read(has_tens) for has_tens in (False, False, True, True)]
+    seen = two_digits_seen(insides, read, INKED)
+    assert list(seen) == [0]
+    for box, digit in zip(seen[0], "38", strict=True):
+        assert float(digit_vector(box) @ digit_vector(_number(digit))) > SAME_DIGIT

@@ -21,7 +21,7 @@ import numpy as np
 from sheetscan.reading.digits import DigitGroup, digits_together, part_windows
 from sheetscan.reading.ink import ink_map
 from sheetscan.reading.lone_digits import (ALONE_HEADS, DIGIT_MODEL_PATH, DIGIT_PATCH, joined, joined_number_heads,
-                                           load_digit_networks, number_digits_alone)
+                                           load_digit_networks, number_digits_alone, one_or_two_digits)
 from sheetscan.reading.networks import (Ensemble, Network, for_sheet_size, head_classes, load_ensembles, model_paths,
                                         shipped_model_set, split_heads)
 from sheetscan.game.garden import Turn, TurnKind
@@ -290,15 +290,21 @@ def turn_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] |
 
 
 def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray] | None = None,
-                      bounds: tuple[int, int] | None = None) -> tuple[Candidate, ...]:
+                      bounds: tuple[int, int] | None = None,
+                      two_seen: dict[str, np.ndarray] | None = None) -> tuple[Candidate, ...]:
     """The most likely written numbers from the sign, tens and units heads (1-D each), joined
     with the digits read ``alone`` ((10,) each, by head) where there are some: each number's
     probability the sum of its ways to be written ("-0" and "0", "07" and "7" are one number).
     With ``bounds`` (the least and most points the number's category can give), a number beyond
-    them by more than SLIP_ALLOWANCE is a misreading: none is a candidate, unless every one is."""
-    heads = joined_number_heads(heads, alone or {})
+    them by more than SLIP_ALLOWANCE is a misreading: none is a candidate, unless every one is.
+    ``two_seen``: the two digits ((10,) each, "tens" and "units") read alone of a box that shows
+    two where the heads read one: the number is one digit or those two (one_or_two_digits)."""
     numbers, number_of_way = _written_numbers()
-    ways = (heads["sign"][:, None, None] * heads["tens"][None, :, None]) * heads["units"][None, None, :]
+    if two_seen:
+        one, as_one, as_two = one_or_two_digits(heads, two_seen)
+        ways = one * _ways(as_one) + (1 - one) * _ways(as_two)
+    else:
+        ways = _ways(joined_number_heads(heads, alone or {}))
     joint = np.bincount(number_of_way, weights=ways.ravel())  # each number's ways added in turn, in their order
     if bounds is not None:
         values = np.array(numbers)
@@ -307,6 +313,11 @@ def number_candidates(heads: dict[str, np.ndarray], alone: dict[str, np.ndarray]
             joint = possible / possible.sum()
     return tuple(Candidate(numbers[index], float(joint[index]))
                  for index in np.argsort(-joint, kind="stable")[:NUMBER_CANDIDATES].tolist())
+
+
+def _ways(heads: dict[str, np.ndarray]) -> np.ndarray:
+    """(signs, tens, units) the chance of each way to write a number, from its heads."""
+    return (heads["sign"][:, None, None] * heads["tens"][None, :, None]) * heads["units"][None, None, :]
 
 
 @lru_cache(maxsize=None)
@@ -360,7 +371,7 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
     bounds = points_bounds() if bounds is None else bounds
     models = models or load_box_models()
     patches = sheet_box_patches(canonical, layout)
-    turn_heads, number_heads, digit_groups, number_digits = digits_together(
+    turn_heads, number_heads, digit_groups, number_digits, seen_as_two = digits_together(
         patches["turn"], steadied_heads(models.turn, patches["turn"]), tuple(head_classes(TURN_CLASSES)["kind"]),
         TURN_PATCH.margin_mm, patches["number"], steadied_heads(models.number, patches["number"]))
     marked = models.mark.probabilities(patches["mark"])[:, MARK_CLASSES.index("marked")]
@@ -369,11 +380,17 @@ def read_boxes(canonical: np.ndarray, layout: Layout, models: BoxModels | None =
                   for i in range(TURNS))
     marks = tuple(mark_candidates(float(p)) for p in marked)
     numbers_alone = number_digits_alone(models.number_digit, number_digits)
-    written = {category: number_candidates({h: p[i] for h, p in number_heads.items()},
-                                           {head: p for (number, head), p in numbers_alone.items() if number == i},
-                                           bounds[category])
+    seen_alone = number_digits_alone(models.number_digit, {(number, head): digit for number, digits in seen_as_two.items()
+                                                           for head, digit in zip(("tens", "units"), digits, strict=True)})
+    written = {category: number_candidates({h: p[i] for h, p in number_heads.items()}, _of_number(numbers_alone, i),
+                                           bounds[category], _of_number(seen_alone, i))
                for i, category in enumerate(CATEGORIES)}
     return BoxReading(turns, marks[:MAX_PRUNINGS], marks[MAX_PRUNINGS:], written, digit_groups)
+
+
+def _of_number(by_slot: Mapping[tuple[int, str], np.ndarray], number: int) -> dict[str, np.ndarray]:
+    """A written number's digits read alone, by head, from those of every number by (number, head)."""
+    return {head: p for (of, head), p in by_slot.items() if of == number}
 
 
 def number_digits(value: int) -> dict[str, int | None]:

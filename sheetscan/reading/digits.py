@@ -256,6 +256,19 @@ def _number_slots(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked
     return slots
 
 
+def two_digits_seen(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked: float) -> dict[int, list[np.ndarray]]:
+    """The written numbers read as one digit (``reads``) whose box ``insides`` show two, by
+    number: the two digits' ink, left to right (a tens the number network took for none, or one
+    digit written in two strokes)."""
+    return {number: digits for number, (inside, read) in enumerate(zip(insides, reads, strict=True))
+            if len(read) == 1 and len(digits := number_digit_boxes(inside, inked)) == 2}
+
+
+def _number_insides(number_patches: np.ndarray) -> list[np.ndarray]:
+    """Each written number's box's inside: its patch less NUMBER_INSET all round."""
+    return [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
+
+
 def number_heads_read(has_tens: bool) -> tuple[str, ...]:
     """The heads of the number network a written number's digits are: its units, and its tens
     where it has two digits (``has_tens``)."""
@@ -270,7 +283,7 @@ def sheet_digit_boxes(turn_patches: np.ndarray, turns_read: np.ndarray, kinds: t
     written numbers whose ``number_patches`` show as many digits as ``numbers_read``; and the ink
     above which a pixel counts to a digit on this sheet (inked_threshold)."""
     turn_boxes = _turn_digit_boxes(turn_patches, turns_read, kinds, margin_mm)
-    insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
+    insides = _number_insides(number_patches)
     inked = inked_threshold([*turn_boxes.values(), *insides])
     return turn_boxes, _number_slots(insides, numbers_read, inked), inked
 
@@ -285,20 +298,22 @@ def _as_digits(p: np.ndarray, first: int) -> np.ndarray:
 def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray], kinds: tuple[str, ...],
                     margin_mm: float, number_patches: np.ndarray, number_heads: dict[str, np.ndarray],
                     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], tuple[DigitGroup, ...],
-                               dict[tuple[int, str], np.ndarray]]:
+                               dict[tuple[int, str], np.ndarray], dict[int, list[np.ndarray]]]:
     """The turn network's ``turn_heads`` ((12, k) each) and the number network's ``number_heads``
     ((9, k) each) with the writer's digits read together (read_together): the turns read as draws
     (two dice and a row or column) or prunings (a die, a row and a column), and the written
     numbers' digits where their boxes show as many as are read; and those digits grouped as the
     writer wrote them alike (every group, a lone digit's too); and the written numbers' digits
-    so read (their ink by (number, head): sheet_digit_boxes). ``turn_patches``: the (12, h, w)
-    turn patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
+    so read (their ink by (number, head): sheet_digit_boxes); and the digits of the numbers read
+    as one digit whose boxes show two (two_digits_seen). ``turn_patches``: the (12, h, w) turn
+    patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
     patches' margin; ``number_patches`` the (9, h, w) number patches."""
     numbers_read = [number_heads_read(bool(tens.argmax())) for tens in number_heads["tens"]]  # its "none" first
     turn_boxes, number_boxes, inked = sheet_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm,
                                                         number_patches, numbers_read)
+    seen_as_two = two_digits_seen(_number_insides(number_patches), numbers_read, inked)
     if len(turn_boxes) + len(number_boxes) < 2:
-        return turn_heads, number_heads, (), number_boxes
+        return turn_heads, number_heads, (), number_boxes, seen_as_two
     slots, vectors, probabilities = [], [], []
     for (index, head), box in [*turn_boxes.items(), *number_boxes.items()]:
         vector = digit_vector(box, inked)
@@ -310,7 +325,7 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
             # a turn's digit is 1 to 6, a tens 1 to 9 (its "none" first), a units 0 to 9
             probabilities.append(_as_digits(p, 1) if in_turn else _as_digits(p[1:], 1) if head == "tens" else _as_digits(p, 0))
     if len(slots) < 2:
-        return turn_heads, number_heads, (), number_boxes
+        return turn_heads, number_heads, (), number_boxes, seen_as_two
     vectors = np.array(vectors)
     likeness = vectors @ vectors.T
     together = read_together(np.array(probabilities), likeness)
@@ -337,4 +352,5 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
                           tuple(where[i] for i in numbers), together[numbers],
                           tuple(where[i] for i in strays), turn_probabilities[strays])
 
-    return adjusted_turns, adjusted_numbers, tuple(group_of(group) for group in range(groups.max() + 1)), number_boxes
+    return (adjusted_turns, adjusted_numbers, tuple(group_of(group) for group in range(groups.max() + 1)), number_boxes,
+            seen_as_two)
