@@ -1,5 +1,6 @@
 """The verdict: a sheet read with confidence is sure; any reading in doubt is named, least sure first."""
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -7,7 +8,7 @@ from readings import box_reading, garden_reading, swaps_the_log_allows
 
 from sheetscan.game.audit import audit, turn_log_findings
 from sheetscan.game.garden import ALL_CELLS, SheetRecord, TurnKind, turn_text
-from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES
+from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
@@ -425,6 +426,32 @@ def test_a_change_made_for_the_written_numbers_that_a_players_slip_explains_leav
     flipped = next(garden for garden in flips
                    if sum(score(garden).breakdown[c] != rules_give[c] for c in CATEGORIES[:-1]) == 1)
     assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, fitted=((flipped, record.garden),)).sure
+
+
+def _mark_trades_the_log_allows(record):
+    """Each two trees, one marked Spring/Summer and one not, whose marks traded still fit the turn
+    log, with the garden so traded and the categories it moves."""
+    garden, rules_give = record.garden, score(record.garden).breakdown
+    trees = [cell for cell, decoration in garden.decorated_cells() if decoration is Decoration.TREE]
+    for marked, plain in itertools.product([t for t in trees if t in garden.tree_late], [t for t in trees if t not in garden.tree_late]):
+        traded = garden.with_cell(marked, late=False).with_cell(plain, late=True)
+        if not turn_log_findings(traded, record.turns):
+            yield (marked, plain), traded, [c for c in CATEGORIES[:-1] if score(traded).breakdown[c] != rules_give[c]]
+
+
+def test_two_trees_trading_their_marks_for_the_written_numbers_a_players_slip_away_leave_the_sheet_to_check():
+    # the marked trees' count stays, so only the numbers chose the trade, as with drawings trading
+    # kinds; a mark taken otherwise alone was read against its network's odds
+    record, cells, traded, moved = next((record, *trade) for record in map(honest_game, range(40))
+                                        for trade in _mark_trades_the_log_allows(record) if len(trade[2]) == 1)
+    rules_give, reading, boxes = score(record.garden).breakdown, _unfamiliar(record), box_reading(record)
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9).sure
+    verdict = sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, fitted=((traded, record.garden),))
+    assert not verdict.sure and moved == ["tree"]
+    fitted = [doubt for doubt in verdict.doubts if "to fit the written numbers" in doubt.reading]
+    assert {doubt.what for doubt in fitted} == {f"cell ({r + 1},{c + 1})" for r, c in cells}
+    alone = record.garden.with_cell(cells[0], late=False)
+    assert sheet_verdict(reading, boxes, record, rules_give, (), sure_above=0.9, fitted=((alone, record.garden),)).sure
 
 
 def test_a_turn_log_read_otherwise_for_the_written_numbers_by_less_than_a_players_slip_leaves_the_sheet_to_check():

@@ -10,7 +10,6 @@ it) and a turn log read otherwise (DecodedSheet.logs_fitted).
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import Counter
 from typing import Mapping
@@ -29,12 +28,15 @@ from sheetscan.reading.moves import FINDING_COST
 LOG_SLIP_MARGIN = FINDING_COST - math.log(18)
 
 
-def _cells_changed(garden: Garden, other: Garden) -> list[Cell]:
-    """The cells whose decoration, terrain or Spring/Summer mark differ between the two gardens."""
-    def state(of: Garden, cell: Cell) -> tuple:
-        return of.decoration(cell), of.is_water(cell), cell in of.tree_late
+def _label(garden: Garden, cell: Cell) -> tuple[Decoration | None, bool]:
+    """What the labelling gives a cell: its decoration, and whether it is a tree marked Spring/Summer."""
+    return garden.decoration(cell), cell in garden.tree_late
 
-    return [cell for cell in ALL_CELLS if state(garden, cell) != state(other, cell)]
+
+def _cells_changed(garden: Garden, other: Garden) -> list[Cell]:
+    """The cells whose decoration, Spring/Summer mark or terrain differ between the two gardens."""
+    return [cell for cell in ALL_CELLS
+            if (_label(garden, cell), garden.is_water(cell)) != (_label(other, cell), other.is_water(cell))]
 
 
 def categories_moved(points: Mapping[str, int], rules_give: Mapping[str, int]) -> list[str]:
@@ -47,18 +49,19 @@ def slip_fitted(record: SheetRecord, fitted: tuple[tuple[Garden, Garden], ...], 
                 rules: RuleSet = RuleSet(), dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES
                 ) -> tuple[list[Cell], str] | None:
     """The cells of a change the decoder made for the written numbers alone (``fitted``: the
-    garden before and after each, DecodedSheet.fitted) in which drawings traded kinds, where a
-    player's slip explains it as well: undone in ``record``'s garden, the turn log still fits and
-    one category's points move (the total aside), so a player who slipped there wrote what the
-    garden kept gives. A trade keeps each kind's count, and drawings no network saw hardly tell
-    their kinds apart, so only the numbers chose it (a water cell or a tree's mark taken otherwise
-    is read against its network's odds). With that category; None where no change is such."""
+    garden before and after each, DecodedSheet.fitted) in which drawings traded kinds, or trees
+    their Spring/Summer marks, where a player's slip explains it as well: undone in ``record``'s
+    garden, the turn log still fits and one category's points move (the total aside), so a player
+    who slipped there wrote what the garden kept gives. A trade keeps each kind's count (and the
+    marked trees'), and drawings and marks no network saw hardly tell their kinds apart, so only
+    the numbers chose it (a water cell or a tree's mark taken otherwise alone is read against its
+    network's odds). With that category; None where no change is such."""
     for before, after in fitted:
         cells = _cells_changed(before, after)
-        kinds = [(before.decoration(cell), after.decoration(cell)) for cell in cells
-                 if before.decoration(cell) != after.decoration(cell)]
-        if not kinds or None in itertools.chain(*kinds) or Counter(a for a, _ in kinds) != Counter(b for _, b in kinds):
-            continue  # no drawings traded kinds
+        labels = [(_label(before, cell), _label(after, cell)) for cell in cells if _label(before, cell) != _label(after, cell)]
+        if (not labels or any(None in (old[0], new[0]) for old, new in labels)
+                or Counter(old for old, _ in labels) != Counter(new for _, new in labels)):
+            continue  # no drawings traded kinds, nor trees their marks
         undone = record.garden
         for cell in cells:
             undone = undone.with_cell(cell, before.decoration(cell), water=before.is_water(cell),
