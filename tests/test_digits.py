@@ -142,8 +142,8 @@ def test_a_numbers_digits_are_cut_only_where_its_box_shows_as_many_as_are_read()
     patches = np.array([np.pad(_number(text), NUMBER_INSET) for text in texts])
     skipped = np.zeros((12, 48, 104), np.float32), np.full(12, 2)  # every turn read as skipped
     read = [number_heads_read(has_tens) for has_tens in (True, False, True, False)]  # the last shows two digits
-    turn_boxes, number_boxes, _ = sheet_digit_boxes(*skipped, ("draw", "prune", "skip"), 1.0, patches, read)
-    assert turn_boxes == {}
+    turn_boxes, number_boxes, _, seen_as_two = sheet_digit_boxes(*skipped, ("draw", "prune", "skip"), 1.0, patches, read)
+    assert turn_boxes == {} and list(seen_as_two) == [3]  # the 38 read as one digit
     expected = {(0, "tens"): "1", (0, "units"): "7", (1, "units"): "7", (2, "tens"): "1", (2, "units"): "6"}
     assert sorted(number_boxes) == sorted(expected)
     for slot, box in number_boxes.items():  # each the digit the number has there
@@ -155,9 +155,9 @@ def test_a_number_read_as_one_digit_whose_box_shows_two_gives_the_two():
     number read as many digits as its box shows gives none here, nor does one read as two that
     shows one."""
     texts = ("38", "7", "25", "4")
-    insides = [_number(text) for text in texts]
+    digits_seen = [number_digit_boxes(_number(text), INKED) for text in texts]
     read = [number_heads_read(has_tens) for has_tens in (False, False, True, True)]
-    seen = two_digits_seen(insides, read, INKED)
+    seen = two_digits_seen(digits_seen, read)
     assert list(seen) == [0]
     for box, digit in zip(seen[0], "38", strict=True):
         assert float(digit_vector(box) @ digit_vector(_number(digit))) > SAME_DIGIT

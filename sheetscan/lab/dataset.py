@@ -77,8 +77,8 @@ def _digit_samples(canonical: np.ndarray, layout, truth: dict) -> dict[str, tupl
     values = [truth["written"][category] for category in CATEGORIES]
     kinds = head_classes(TURN_CLASSES)["kind"]
     numbers_read = [number_heads_read(abs(value) >= 10) for value in values]
-    _, number_boxes, _ = sheet_digit_boxes(patches["turn"], np.array([kinds.index(turn.kind.value) for turn in turns]),
-                                           kinds, TURN_PATCH.margin_mm, patches["number"], numbers_read)
+    _, number_boxes, _, _ = sheet_digit_boxes(patches["turn"], np.array([kinds.index(turn.kind.value) for turn in turns]),
+                                              kinds, TURN_PATCH.margin_mm, patches["number"], numbers_read)
     numbers = [(number_digit_patch(ink), number_digits(values[number])[head]) for (number, head), ink in number_boxes.items()]
     return {"digit": (np.array(chosen, np.float32).reshape(-1, *DIGIT_PATCH), np.array(labels, int)),
             "number_digit": (np.array([patch for patch, _ in numbers], np.float32).reshape(-1, *DIGIT_PATCH),

@@ -244,29 +244,23 @@ def _turn_digit_boxes(patches: np.ndarray, read_as: np.ndarray, kinds: tuple[str
             for head, (rows, columns) in heads_read[read_as[turn]].items()}
 
 
-def _number_slots(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked: float) -> dict[tuple[int, str], np.ndarray]:
-    """The digits of the written numbers, by (number, head), where a number's box ``insides``
-    show as many digits as are read of it (``reads``: its units, or its tens and units; a
-    struck-out number, or digits that touch, is left out)."""
+def _number_slots(digits_seen: list[list[np.ndarray]], reads: list[tuple[str, ...]]) -> dict[tuple[int, str], np.ndarray]:
+    """The digits of the written numbers, by (number, head), where a number's box shows as many
+    digits (``digits_seen``: number_digit_boxes of each) as are read of it (``reads``: its units,
+    or its tens and units; a struck-out number, or digits that touch, is left out)."""
     slots = {}
-    for number, (inside, read) in enumerate(zip(insides, reads, strict=True)):
-        digits = number_digit_boxes(inside, inked)
+    for number, (digits, read) in enumerate(zip(digits_seen, reads, strict=True)):
         if len(digits) == len(read):
             slots.update({(number, head): digit for head, digit in zip(read, digits, strict=True)})
     return slots
 
 
-def two_digits_seen(insides: list[np.ndarray], reads: list[tuple[str, ...]], inked: float) -> dict[int, list[np.ndarray]]:
-    """The written numbers read as one digit (``reads``) whose box ``insides`` show two, by
-    number: the two digits' ink, left to right (a tens the number network took for none, or one
-    digit written in two strokes)."""
-    return {number: digits for number, (inside, read) in enumerate(zip(insides, reads, strict=True))
-            if len(read) == 1 and len(digits := number_digit_boxes(inside, inked)) == 2}
-
-
-def _number_insides(number_patches: np.ndarray) -> list[np.ndarray]:
-    """Each written number's box's inside: its patch less NUMBER_INSET all round."""
-    return [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
+def two_digits_seen(digits_seen: list[list[np.ndarray]], reads: list[tuple[str, ...]]) -> dict[int, list[np.ndarray]]:
+    """The written numbers read as one digit (``reads``) whose boxes show two (``digits_seen``:
+    number_digit_boxes of each), by number: the two digits' ink, left to right (a tens the number
+    network took for none, or one digit written in two strokes)."""
+    return {number: digits for number, (digits, read) in enumerate(zip(digits_seen, reads, strict=True))
+            if len(read) == 1 and len(digits) == 2}
 
 
 def number_heads_read(has_tens: bool) -> tuple[str, ...]:
@@ -277,15 +271,18 @@ def number_heads_read(has_tens: bool) -> tuple[str, ...]:
 
 def sheet_digit_boxes(turn_patches: np.ndarray, turns_read: np.ndarray, kinds: tuple[str, ...], margin_mm: float,
                       number_patches: np.ndarray, numbers_read: list[tuple[str, ...]],
-                      ) -> tuple[dict[tuple[int, str], np.ndarray], dict[tuple[int, str], np.ndarray], float]:
+                      ) -> tuple[dict[tuple[int, str], np.ndarray], dict[tuple[int, str], np.ndarray], float,
+                                 dict[int, list[np.ndarray]]]:
     """A sheet's digit boxes, by (turn, head) and (number, head): those of the turns read as the
     ``kinds`` indices ``turns_read`` (cut from ``turn_patches``, of margin ``margin_mm``) and of the
-    written numbers whose ``number_patches`` show as many digits as ``numbers_read``; and the ink
-    above which a pixel counts to a digit on this sheet (inked_threshold)."""
+    written numbers whose ``number_patches`` show as many digits as ``numbers_read``; the ink
+    above which a pixel counts to a digit on this sheet (inked_threshold); and the digits of the
+    numbers read as one whose boxes show two (two_digits_seen)."""
     turn_boxes = _turn_digit_boxes(turn_patches, turns_read, kinds, margin_mm)
-    insides = _number_insides(number_patches)
+    insides = [patch[NUMBER_INSET:-NUMBER_INSET, NUMBER_INSET:-NUMBER_INSET] for patch in number_patches]
     inked = inked_threshold([*turn_boxes.values(), *insides])
-    return turn_boxes, _number_slots(insides, numbers_read, inked), inked
+    digits_seen = [number_digit_boxes(inside, inked) for inside in insides]
+    return turn_boxes, _number_slots(digits_seen, numbers_read), inked, two_digits_seen(digits_seen, numbers_read)
 
 
 def _as_digits(p: np.ndarray, first: int) -> np.ndarray:
@@ -309,9 +306,8 @@ def digits_together(turn_patches: np.ndarray, turn_heads: dict[str, np.ndarray],
     patches they were read from, ``kinds`` the kind head's classes, ``margin_mm`` the turn
     patches' margin; ``number_patches`` the (9, h, w) number patches."""
     numbers_read = [number_heads_read(bool(tens.argmax())) for tens in number_heads["tens"]]  # its "none" first
-    turn_boxes, number_boxes, inked = sheet_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds, margin_mm,
-                                                        number_patches, numbers_read)
-    seen_as_two = two_digits_seen(_number_insides(number_patches), numbers_read, inked)
+    turn_boxes, number_boxes, inked, seen_as_two = sheet_digit_boxes(turn_patches, turn_heads["kind"].argmax(axis=1), kinds,
+                                                                     margin_mm, number_patches, numbers_read)
     if len(turn_boxes) + len(number_boxes) < 2:
         return turn_heads, number_heads, (), number_boxes, seen_as_two
     slots, vectors, probabilities = [], [], []
