@@ -96,10 +96,10 @@ def one_or_two_digits(heads: Mapping[str, np.ndarray], seen: Mapping[str, np.nda
     NO_TENS_WHERE_TWO_SEEN, as ``joined`` joins digits), its heads as one digit, and its heads as
     two (the network's digits joined with those seen: joined_number_heads)."""
     none = float(heads["tens"][0])
-    one, two = np.sqrt(none * NO_TENS_WHERE_TWO_SEEN), np.sqrt((1 - none) * (1 - NO_TENS_WHERE_TWO_SEEN))
+    one = float(joined(np.array([none, 1 - none]), np.array([NO_TENS_WHERE_TWO_SEEN, 1 - NO_TENS_WHERE_TWO_SEEN]))[0])
     no_tens = np.zeros(len(heads["tens"]))
     no_tens[0] = 1.0
     # the network's tens digits, floored: one that took the tens for none may give each about 0
     tens_digits = np.maximum(heads["tens"][1:].astype(np.float64), np.finfo(np.float32).tiny)
     as_two = joined_number_heads({**heads, "tens": np.r_[0.0, tens_digits / tens_digits.sum()]}, seen)
-    return one / (one + two), {**heads, "tens": no_tens}, as_two
+    return one, {**heads, "tens": no_tens}, as_two
