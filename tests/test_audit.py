@@ -137,6 +137,15 @@ def test_a_tree_dot_that_disagrees_with_its_season_is_found():
     assert kinds(SheetRecord(dotted, turns)) == {"tree_dot"}
 
 
+def test_a_tree_against_its_mark_hides_no_turn_left_unplaced():
+    # a tree placed against its mark once matched the log without the marks, and every other turn
+    # the garden leaves unplaced then went unsaid
+    turns = (Turn(TurnKind.DRAW, (3, 1), location=1), Turn(TurnKind.DRAW, (5, 5), location=2)) + (SKIP,) * 10
+    dotted = make_garden(["TL....", "==...."] + ["......"] * 4, tree_late=[(0, 0)])
+    findings = audit(SheetRecord(dotted, turns), score(dotted))
+    assert [(f.kind, f.boxes) for f in findings] == [("tree_dot", ("turn 1",)), ("turn_unplaced", ("turn 2",))]
+
+
 def test_more_than_three_prunings_are_found():
     garden = make_garden(["LBTR.."] + ["......"] * 5)
     turns = tuple(Turn(TurnKind.PRUNE, (die,), cell=(0, die - 1)) for die in (1, 2, 3, 4))

@@ -241,26 +241,29 @@ def test_a_candidate_is_bounded_by_at_most_its_findings_cost(seed):
     assert 0 < max(kept) and 0 in kept and 0 < max(kept_written) and 0 in kept_written
 
 
-def test_a_tree_mark_read_otherwise_is_bounded_though_the_audit_then_says_the_marks_not_the_unplaced_turns():
-    # two cells misread leave their turns unplaced; a tree's mark read otherwise then leaves the
-    # log's trees placed only without the marks, and the audit names the mark instead of them
+def test_a_tree_mark_read_otherwise_is_bounded_with_the_turns_it_leaves_unplaced():
+    # two cells misread leave their turns unplaced; a tree's mark read otherwise then places the
+    # log's trees only without the marks: the audit says the marks and the turns still unplaced,
+    # and the bound counts both
     sheet_audit, truth = SheetAudit(RuleSet(), DEFAULT_DICE_FACES), honest_game(0)
     garden = truth.garden
     others = [cell for cell, kind in garden.decorated_cells() if kind is not Decoration.TREE]
     trees = [cell for cell, kind in garden.decorated_cells() if kind is Decoration.TREE]
-    said_otherwise = 0
+    said_both = 0
     for first, second in itertools.combinations(others[:8], 2):
         misread = garden
         for cell in (first, second):
             misread = misread.with_cell(cell, Decoration.ROCK if garden.decoration(cell) is Decoration.MOSS else Decoration.MOSS)
         record = replace(truth, garden=misread)
-        unplaced = [finding.kind for finding in sheet_audit.findings(record)].count("turn_unplaced")
         for tree in trees:
-            candidate = replace(record, garden=misread.with_cell(tree, late=tree not in garden.tree_late))
-            findings = sheet_audit.findings(candidate)
-            assert sheet_audit.written_cost(candidate, misread) + sheet_audit.kept_cost(candidate, record) <= sheet_cost(findings)
-            said_otherwise += unplaced >= 2 and "turn_unplaced" not in [finding.kind for finding in findings]
-    assert said_otherwise
+            marked = replace(record, garden=misread.with_cell(tree, late=tree not in garden.tree_late))
+            kinds = [finding.kind for finding in sheet_audit.findings(marked)]
+            said_both += "tree_dot" in kinds and "turn_unplaced" in kinds
+            for cell in (first, second):  # the misread cells set right, one at a time
+                candidate = replace(marked, garden=marked.garden.with_cell(cell, garden.decoration(cell)))
+                findings = sheet_audit.findings(candidate)
+                assert sheet_audit.written_cost(candidate, marked.garden) + sheet_audit.kept_cost(candidate, marked) <= sheet_cost(findings)
+    assert said_both
 
 
 @pytest.mark.parametrize("seed", range(10))

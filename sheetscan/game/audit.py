@@ -292,12 +292,13 @@ def turn_log_findings(
     if len(matching) < len(slots):
         # where the marks rule no tree's cell out, the slots without them match no further
         relaxed = _match(relaxed_slots) if slots != relaxed_slots else matching
-        if len(relaxed) > len(matching):
+        if len(relaxed) > len(matching):  # trees placed against their marks: said as such
             findings.extend(_dot_findings(garden, relaxed_slots, relaxed))
-        else:
-            unplaced = sorted({slots[i].turn_index for i in range(len(slots)) if i not in matching})
-            findings += [_unplaced_turn(index, turns[index], tuple(dice_faces[die] for die in turns[index].dice))
-                         for index in unplaced]
+            slots, matching = relaxed_slots, relaxed
+        # what even the trees placed against their marks leave unplaced
+        unplaced = sorted({slots[i].turn_index for i in range(len(slots)) if i not in matching})
+        findings += [_unplaced_turn(index, turns[index], tuple(dice_faces[die] for die in turns[index].dice))
+                     for index in unplaced]
     if len(matching) == len(slots) and drawn > len(matching):  # every turn placed, decorations left over
         placed = set(matching.values())
         unexplained = tuple(cell for cell, _ in garden.decorated_cells() if cell not in placed)

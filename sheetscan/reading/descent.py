@@ -154,8 +154,9 @@ class SheetAudit:
         decorations are placed kind by kind (no cell holds two kinds: audit.turn_log_findings), so
         where the candidate changes neither the log, the water nor a tree, a turn left unplaced
         whose dice show no kind it changes stays unplaced, and the trees' marks' findings stay as
-        they are. A sheet in a hand no network saw starts with a dozen findings, most of them its
-        turn log's, that its written numbers alone bound little."""
+        they are (the trees are matched to the log apart from the other kinds). A sheet in a hand
+        no network saw starts with a dozen findings, most of them its turn log's, that its written
+        numbers alone bound little."""
         if candidate.turns is not record.turns:
             return 0.0
         of_record = self._kept_of(record)
@@ -167,7 +168,7 @@ class SheetAudit:
         _, kinds = garden.changed_from(before)
         kept = of_record.kept
         if Decoration.TREE not in kinds:
-            kept += of_record.dots or sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
+            kept += of_record.dots + sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
         return FINDING_COST * kept
 
     def kept_written_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
