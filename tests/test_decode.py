@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading, swaps_the_log_allows
 
-from sheetscan.game.audit import ARITHMETIC_KINDS, audit
-from sheetscan.reading.boxes import without_written
-from sheetscan.reading.decode import RELABEL_GROUP_COST, LogFitted, _log_read_for_numbers, _Together, decode_sheet
+from sheetscan.game.audit import ARITHMETIC_KINDS, audit, turn_log_findings
+from sheetscan.reading.boxes import Candidate, without_written
+from sheetscan.reading.decode import RELABEL_GROUP_COST, _log_read_for_numbers, _Together, decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.labelling import Labelling
-from sheetscan.reading.descent import MAX_PAIRS, Descent, SheetAudit, best_reading, cheap_pairs, sheet_cost
+from sheetscan.reading.descent import MAX_PAIRS, Descent, LogFitted, SheetAudit, best_reading, cheap_pairs, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
 from sheetscan.reading.read import GardenReading
-from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord
+from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, TurnKind
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
@@ -360,6 +360,45 @@ def test_a_sheet_decoded_without_its_written_numbers_keeps_its_garden_and_turns(
     decoded = decode_sheet(garden_reading(record), alone)
     assert decoded.record.garden == record.garden and decoded.record.turns == record.turns
     assert not [finding for finding in decoded.findings if finding.kind.startswith("written")]
+
+
+def _drawn_as_another_kind(record: SheetRecord):
+    """A draw's decoration (no tree) taken as another kind in its cell and in its die, the first
+    way whose garden and log still fit each other and whose points differ: (turn index, the log
+    and garden so misread, the cell, its kind, the kind read)."""
+    die_of = {kind: die for die, kind in DEFAULT_DICE_FACES.items()}
+    for index, turn in enumerate(record.turns):
+        if turn.kind is not TurnKind.DRAW:
+            continue
+        for position, die in enumerate(turn.dice):
+            kind = DEFAULT_DICE_FACES[die]
+            cells = [cell for cell, drawn in record.garden.decorated_cells() if drawn is kind and turn.location - 1 in cell]
+            for cell, other in itertools.product(cells, Decoration):
+                if Decoration.TREE in (kind, other) or other is kind:
+                    continue
+                dice = tuple(die_of[other] if at == position else face for at, face in enumerate(turn.dice))
+                turns = (*record.turns[:index], replace(turn, dice=dice), *record.turns[index + 1:])
+                garden = record.garden.with_cell(cell, other)
+                if not turn_log_findings(garden, turns) and score(garden).breakdown != score(record.garden).breakdown:
+                    return index, turns, garden, cell, kind, other
+    raise AssertionError("no such misreading")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_turn_box_the_descent_reads_otherwise_for_the_written_numbers_alone_is_noted(seed):
+    # a cell and its turn's die misread alike: the garden and log fit each other, only the written
+    # numbers stand against them; the descent takes both back at once, and notes the log it left
+    record = honest_game(seed)
+    index, turns, garden, cell, kind, other = _drawn_as_another_kind(record)
+    reading = garden_reading(record, {cell: {other.category: 0.6, kind.category: 0.4}})
+    boxes = box_reading(record)
+    read_turns = list(boxes.turns)
+    read_turns[index] = (Candidate(turns[index], 0.6), Candidate(record.turns[index], 0.4))
+    decoded = decode_sheet(reading, replace(boxes, turns=tuple(read_turns)))
+    assert decoded.record.garden == record.garden and decoded.record.turns == record.turns
+    [noted] = decoded.logs_fitted
+    assert (noted.turns, noted.garden) == (turns, garden)
+    assert 0 < noted.margin < sheet_cost(audit(replace(record, turns=turns, garden=garden), score(garden)))
 
 
 def test_a_turn_log_read_otherwise_is_noted_only_where_the_written_numbers_alone_stood_against_the_one_before():

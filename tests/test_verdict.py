@@ -12,7 +12,8 @@ from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate
-from sheetscan.reading.decode import LogFitted, decode_sheet
+from sheetscan.reading.decode import decode_sheet
+from sheetscan.reading.descent import LogFitted
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.slips import LOG_SLIP_MARGIN
 from sheetscan.reading.verdict import MAX_TURNS_OTHERWISE, log_vouched, numbers_read_by_groups, sheet_verdict

@@ -25,8 +25,8 @@ import numpy as np
 
 from sheetscan.game.audit import ARITHMETIC_KINDS, Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn
-from sheetscan.reading.descent import Descent, SheetAudit, best_reading, sheet_cost
+from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
+from sheetscan.reading.descent import Descent, LogFitted, SheetAudit, best_reading, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
@@ -80,15 +80,6 @@ TRADE_ROUNDS, TRADE_BEAM, TRADES_DECODED = 2, 3, 3
 # to say what they must beat. Chosen for speed, every record the same (docs/benchmarks.md).
 ROUNDS_ALONE = 2
 MISTAKES_LEFT_ALONE = 2
-
-
-class LogFitted(NamedTuple):
-    """A turn log read otherwise for the written numbers alone: the log and garden it left (their
-    findings the numbers' alone) and how much less the reading otherwise cost."""
-
-    turns: tuple[Turn, ...]
-    garden: Garden
-    margin: float
 
 
 @dataclass(frozen=True)
@@ -356,7 +347,7 @@ def _read_together_with(reading: GardenReading, base: SheetRecord, boxes: BoxRea
     said = (f"cells {read_as}: the drawings read together with the turn log "
             f"({len(audit.findings(base)) - len(findings)} finding(s) fewer)")
     return _Together(cost + descent.spent + sheet_cost(descent.findings), descent.record, descent.findings,
-                     [said, *descent.changes], labelling, tuple(descent.fitted))
+                     [said, *descent.changes], labelling, tuple(descent.fitted), tuple(descent.logs_fitted))
 
 
 @sheet_remembered()  # for the sheet's labellings, as its audit keeps its gardens' scores
@@ -396,5 +387,4 @@ def _leaves_findings(descent: Descent, dice_faces: Mapping[int, Decoration]) -> 
 def _decoded(reading: GardenReading, audit: SheetAudit, read: _Together | Descent) -> DecodedSheet:
     """The sheet as ``read`` (the drawings read together, or the descent), its changes after the reader's own."""
     return DecodedSheet(read.record, audit.score(read.record.garden), tuple(read.findings),
-                        (*reading.decoder_changes, *read.changes), tuple(read.fitted),
-                        read.logs_fitted if isinstance(read, _Together) else ())
+                        (*reading.decoder_changes, *read.changes), tuple(read.fitted), tuple(read.logs_fitted))

@@ -87,6 +87,15 @@ class _Kept(NamedTuple):
     written: list[str]
 
 
+class LogFitted(NamedTuple):
+    """A turn log read otherwise for the written numbers alone: the log and garden it left (their
+    findings the numbers' alone) and how much less the reading otherwise cost."""
+
+    turns: tuple[Turn, ...]
+    garden: Garden
+    margin: float
+
+
 class SheetAudit:
     """One sheet's audit for the decoder's search, each garden's points and findings worked out
     once (a new photo's gardens are new, so the caches live as long as its decode)."""
@@ -275,14 +284,16 @@ def best_change(record: SheetRecord, cost: float, changes: list[tuple[Move, ...]
 class Descent:
     """The descent, a round at a time on asking (``step``): the record, its findings, the changes
     said and what they cost so far, and the changes taken for the written numbers alone
-    (``fitted``: a player's slip may explain such a change). A sheet the drawings read together
-    explain (decode.py) need not wait for the descent to end where it cannot end cheaper
-    (``costs_more_than``)."""
+    (``fitted``, ``logs_fitted``: a player's slip may explain such a change). A sheet the
+    drawings read together explain (decode.py) need not wait for the descent to end where it
+    cannot end cheaper (``costs_more_than``)."""
 
     def __init__(self, record: SheetRecord, findings: list[Finding], moves: list[Move], audit: SheetAudit):
         self.record, self.findings, self.moves, self.audit = record, findings, moves, audit
         self.changes: list[str] = []
         self._fitted: list[tuple[Garden, Garden]] = []  # each change for the numbers alone: before, after
+        # each record it left whose findings were the written numbers' alone, with its cost then
+        self._numbers_alone: list[tuple[SheetRecord, float]] = []
         self.spent = 0.0
         self.rounds = 0
         self.done = not sheet_cost(findings)
@@ -313,6 +324,8 @@ class Descent:
             return False
         self._no_single_helps = False
         _, change, record, after = best
+        if ARITHMETIC_KINDS.issuperset(f.kind for f in self.findings):
+            self._numbers_alone.append((self.record, self.cost))
         resolved = sorted({f.kind for f in self.findings if f not in after})
         if resolved and ARITHMETIC_KINDS.issuperset(resolved) and record.garden != self.record.garden:
             self._fitted.append((self.record.garden, record.garden))
@@ -334,6 +347,13 @@ class Descent:
         turn log: two drawings traded in two rounds)."""
         return tuple(dict.fromkeys(pair for before, after in self._fitted
                                    for pair in ((before, after), (before, self.record.garden))))
+
+    @property
+    def logs_fitted(self) -> tuple[LogFitted, ...]:
+        """Each turn log it read otherwise, from a record only the written numbers stood against:
+        that record's log and garden, and how much less it costs now."""
+        return tuple(LogFitted(record.turns, record.garden, cost - self.cost)
+                     for record, cost in self._numbers_alone if record.turns != self.record.turns)
 
     def finish(self) -> "Descent":
         while not self.done:

@@ -18,7 +18,7 @@ from sheetscan.game.audit import turn_log_findings
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
-from sheetscan.reading.decode import LogFitted
+from sheetscan.reading.descent import LogFitted
 from sheetscan.reading.moves import FINDING_COST
 
 # A turn log read otherwise for the written numbers alone (DecodedSheet.logs_fitted) by less than

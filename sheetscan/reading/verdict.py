@@ -35,7 +35,7 @@ from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord, Turn, tu
 from sheetscan.game.rules import CATEGORIES, DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.reading.boxes import BoxReading, Candidate, number_digits
-from sheetscan.reading.decode import LogFitted
+from sheetscan.reading.descent import LogFitted
 from sheetscan.reading.slips import categories_moved, log_slip, slip_fitted
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
 
