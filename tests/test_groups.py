@@ -45,7 +45,9 @@ def test_a_group_misread_with_confidence_takes_the_kind_the_turn_log_gives():
     kind, cells = max(((d, [c for c, x in record.garden.decorated_cells() if x is d and c not in record.garden.tree_late])
                        for d in Decoration if d is not Decoration.TREE), key=lambda item: len(item[1]))
     other = next(d for d in (Decoration.MOSS, Decoration.ROCK, Decoration.LANTERN) if d is not kind)
-    doubts = {cell: {other.category: 0.995, kind.category: 0.005} for cell in cells}  # an unfamiliar drawing
+    # an unfamiliar drawing, read as another kind past a single move's reach (MAX_MOVE_COST): at
+    # 0.995 each cell, changed alone, now sets a turn left unplaced right, which pays
+    doubts = {cell: {other.category: 0.99999, kind.category: 0.00001} for cell in cells}
     reading = garden_reading(record, doubts)
     assert all(reading.garden.decoration(cell) is other for cell in cells) and len(cells) >= 3
     alone = decode_sheet(reading, box_reading(record), groups=True)
