@@ -23,10 +23,10 @@ from typing import Mapping, NamedTuple
 
 import numpy as np
 
-from sheetscan.game.audit import ARITHMETIC_KINDS, Finding, human_cell
+from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
-from sheetscan.reading.descent import Descent, LogFitted, SheetAudit, best_reading, sheet_cost
+from sheetscan.reading.descent import Descent, LogFitted, SheetAudit, best_reading, numbers_alone, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
@@ -261,8 +261,7 @@ def _read_together(reading: GardenReading, base: SheetRecord, boxes: BoxReading,
 def _log_read_for_numbers(old: _Together, new: _Together) -> _Together:
     """``new``, cheaper than ``old``, noting old's log and garden (and old's own notes) where new
     reads the log otherwise and old's findings were the written numbers' alone."""
-    numbers_alone = bool(old.findings) and ARITHMETIC_KINDS.issuperset(finding.kind for finding in old.findings)
-    if not numbers_alone or new.record.turns == old.record.turns:
+    if not numbers_alone(old.findings) or new.record.turns == old.record.turns:
         return new
     noted = LogFitted(old.record.turns, old.record.garden, old.cost - new.cost)
     return replace(new, logs_fitted=(*old.logs_fitted, noted, *new.logs_fitted))

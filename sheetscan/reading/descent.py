@@ -49,6 +49,12 @@ def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
     )
 
 
+def numbers_alone(findings: list[Finding]) -> bool:
+    """Whether only the written numbers' findings (a number the rules do not give, a wrong sum)
+    stand against a record: a player's slip may explain them (slips.py)."""
+    return bool(findings) and ARITHMETIC_KINDS.issuperset(finding.kind for finding in findings)
+
+
 def sheet_cost(findings: list[Finding]) -> float:
     """What a sheet's findings weigh: FINDING_COST for each mistake they need. The written total
     differs whenever anything written does, so it is no mistake of its own: a wrong category
@@ -324,7 +330,7 @@ class Descent:
             return False
         self._no_single_helps = False
         _, change, record, after = best
-        if ARITHMETIC_KINDS.issuperset(f.kind for f in self.findings):
+        if numbers_alone(self.findings):
             self._numbers_alone.append((self.record, self.cost))
         resolved = sorted({f.kind for f in self.findings if f not in after})
         if resolved and ARITHMETIC_KINDS.issuperset(resolved) and record.garden != self.record.garden:
