@@ -259,8 +259,11 @@ def test_a_tree_mark_read_otherwise_is_bounded_with_the_turns_it_leaves_unplaced
             marked = replace(record, garden=misread.with_cell(tree, late=tree not in garden.tree_late))
             kinds = [finding.kind for finding in sheet_audit.findings(marked)]
             said_both += "tree_dot" in kinds and "turn_unplaced" in kinds
-            for cell in (first, second):  # the misread cells set right, one at a time
-                candidate = replace(marked, garden=marked.garden.with_cell(cell, garden.decoration(cell)))
+            # the misread cells set right, one at a time, and the tree's mark set back (a tree
+            # changed: the turns it leaves unplaced whose dice show no tree stay so)
+            set_right = [marked.garden.with_cell(cell, garden.decoration(cell)) for cell in (first, second)]
+            for candidate_garden in [*set_right, misread]:
+                candidate = replace(marked, garden=candidate_garden)
                 findings = sheet_audit.findings(candidate)
                 assert sheet_audit.written_cost(candidate, marked.garden) + sheet_audit.kept_cost(candidate, marked) <= sheet_cost(findings)
     assert said_both

@@ -167,11 +167,11 @@ class SheetAudit:
         """What the garden's findings of ``record`` that ``candidate`` (changed from it) must keep
         cost: with written_cost, at most sheet_cost(self.findings(candidate)). The turn log's
         decorations are placed kind by kind (no cell holds two kinds: audit.turn_log_findings), so
-        where the candidate changes neither the log, the water nor a tree, a turn left unplaced
-        whose dice show no kind it changes stays unplaced, and the trees' marks' findings stay as
-        they are (the trees are matched to the log apart from the other kinds). A sheet in a hand
-        no network saw starts with a dozen findings, most of them its turn log's, that its written
-        numbers alone bound little."""
+        where the candidate changes neither the log nor the water, a turn left unplaced whose dice
+        show no kind it changes stays unplaced, and where it changes no tree the trees' marks'
+        findings stay as they are (the trees are matched to the log apart from the other kinds). A
+        sheet in a hand no network saw starts with a dozen findings, most of them its turn log's,
+        that its written numbers alone bound little."""
         if candidate.turns is not record.turns:
             return 0.0
         of_record = self._kept_of(record)
@@ -181,9 +181,9 @@ class SheetAudit:
         if garden.water is not before.water and garden.water != before.water:
             return 0.0
         _, kinds = garden.changed_from(before)
-        kept = of_record.kept
+        kept = of_record.kept + sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
         if Decoration.TREE not in kinds:
-            kept += of_record.dots + sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
+            kept += of_record.dots
         return FINDING_COST * kept
 
     def kept_written_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
