@@ -19,7 +19,8 @@ from sheetscan.reading.boxes import Candidate, turn_digits
 from sheetscan.reading.decode import decode_sheet
 from sheetscan.reading.descent import SheetAudit, best_reading
 from sheetscan.reading.digits import DigitGroup
-from sheetscan.reading.moves import digit_group_turns, readings_with_drawings
+from sheetscan.reading.logs import digit_group_turns
+from sheetscan.reading.moves import readings_with_drawings
 from sheetscan.reading import labelling
 from sheetscan.reading.labelling import MAX_ASSIGNMENTS, MAX_COUNT_SLACK, label_together, logged_drawings
 from sheetscan.reading.labelling_energy import KINDS, LABELS, LATE_TREE
@@ -233,7 +234,7 @@ def _misread_turn(record, index: int, probability: float = 0.8):
 
 @pytest.mark.parametrize("seed", [0, 2, 3])  # seed 1's misread turn fits a garden as well as its true one
 def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -242,7 +243,7 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
     decoded = decode_sheet(reading, boxes)
     assert decoded.record == record
     assert any(change.startswith(f"turn {index + 1} read as") and "with the drawings" in change for change in decoded.changes)
-    monkeypatch.setattr(moves, "OTHER_TURN_COST", 0.0)
+    monkeypatch.setattr(logs, "OTHER_TURN_COST", 0.0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -250,14 +251,14 @@ def test_a_turn_box_misread_is_read_again_with_the_unfamiliar_drawings(seed, mon
 def test_a_turn_box_misread_surely_is_still_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
     # A writer never seen may have a turn read at 99.9%, its true reading the runner-up at 0.09%
     # (a cost of 7): still tried, as the drawings and the written numbers need it.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
     index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
     boxes = _misread_turn(record, index, 0.9991)
     assert decode_sheet(reading, boxes).record == record
-    monkeypatch.setattr(moves, "OTHER_TURN_COST", 6.0)
+    monkeypatch.setattr(logs, "OTHER_TURN_COST", 6.0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -277,7 +278,7 @@ def _doubted(record, boxes, turns, doubt: float = 0.45):
 def test_a_misread_turn_behind_nine_turns_read_with_doubt_is_still_read_otherwise(seed, monkeypatch):
     # A writer the networks never saw leaves many boxes in doubt: the misread turn's true reading
     # is the tenth cheapest other reading of the log, and still tried.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -285,7 +286,7 @@ def test_a_misread_turn_behind_nine_turns_read_with_doubt_is_still_read_otherwis
     doubted = [i for i, turn in enumerate(record.turns) if i != index and turn.kind is not TurnKind.SKIP][:9]
     boxes = _doubted(record, _misread_turn(record, index), doubted)
     assert len(doubted) == 9 and decode_sheet(reading, boxes).record == record
-    monkeypatch.setattr(moves, "MAX_OTHER_TURNS", 8)
+    monkeypatch.setattr(logs, "MAX_OTHER_TURNS", 8)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -623,20 +624,26 @@ def _writer_misread(record, was: int, read_as: int, read_right: int = 0, doubt: 
     return replace(boxes, digit_groups=tuple(groups))
 
 
+def _decodes_taking_the_writers_digit_as(record, reading, boxes, digit: int) -> None:
+    """Assert that ``reading`` and ``boxes`` decode as ``record``, a way the writer writes a digit
+    taken as ``digit``."""
+    decoded = decode_sheet(reading, boxes)
+    assert decoded.record == record
+    assert any("digits written alike" in change and f"taken as {digit}" in change for change in decoded.changes)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_writers_digit_read_as_another_in_every_box_is_set_right_by_the_sheet(seed, monkeypatch):
     # The drawings are no network's either: the turn log as read fits them as well as the true
     # one, all but the written numbers. One way of writing 5 taken as 5 in every box fits all.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
     boxes = _writer_misread(record, was=5, read_as=6)
     assert tuple(candidates[0].value for candidates in boxes.turns) != record.turns
-    decoded = decode_sheet(reading, boxes)
-    assert decoded.record == record
-    assert any("digits written alike" in change and "taken as 5" in change for change in decoded.changes)
-    monkeypatch.setattr(moves, "MAX_DIGIT_GROUP_TRIES", 0)
+    _decodes_taking_the_writers_digit_as(record, reading, boxes, 5)
+    monkeypatch.setattr(logs, "MAX_DIGIT_GROUP_TRIES", 0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -672,18 +679,48 @@ def _one_copy_astray(record, boxes, was: int):
 
 
 @pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (2, 6, 2), (3, 4, 1)])
-def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(seed, was, read_as):
+def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(seed, was, read_as, monkeypatch):
     # One copy of the writer's digit fell outside the group of the others (each read as another
     # digit): the group taken as it with its stray fits; the group alone leaves that copy's turn
-    # misread.
+    # misread (the two groups taken together, as two ways to write one digit, fit too).
+    import sheetscan.reading.logs as logs
+
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
     boxes = _one_copy_astray(record, _writer_misread(record, was, read_as), was)
-    decoded = decode_sheet(reading, boxes)
-    assert decoded.record == record
-    assert any("digits written alike" in change and f"taken as {was}" in change for change in decoded.changes)
+    _decodes_taking_the_writers_digit_as(record, reading, boxes, was)
     no_strays = tuple(replace(group, strays=(), stray_probabilities=np.zeros((0, 6))) for group in boxes.digit_groups)
+    assert decode_sheet(reading, replace(boxes, digit_groups=no_strays)).record == record
+    monkeypatch.setattr(logs, "MAX_DIGIT_GROUP_PAIRS", 0)
     assert decode_sheet(reading, replace(boxes, digit_groups=no_strays)).record != record
+
+
+def _copies_written_two_ways(record, boxes, was: int):
+    """``boxes`` with the writer's copies of ``was`` grouped as two ways of writing it, half each."""
+    index = next(i for i, group in enumerate(boxes.digit_groups)
+                 if turn_digits(record.turns[group.slots[0][0]])[group.slots[0][1]] == was)
+    group = boxes.digit_groups[index]
+    half = len(group.slots) // 2
+    assert half >= 2
+    ways = (DigitGroup(group.slots[:half], group.probabilities[:half]),
+            DigitGroup(group.slots[half:], group.probabilities[half:]))
+    return replace(boxes, digit_groups=(*boxes.digit_groups[:index], *ways, *boxes.digit_groups[index + 1:]))
+
+
+@pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (2, 6, 2), (3, 4, 1)])
+def test_a_digit_written_two_ways_both_read_as_another_is_taken_as_one_digit_no_group_is_read_as(
+        seed, was, read_as, monkeypatch):
+    # The writer writes one digit two ways, both read as another digit they write (validation
+    # unseen scans, seed 2, photo 20: the 6s read as 2 in two groups): either taken alone leaves
+    # half the log misread; both taken together as the digit no group is read as fit.
+    import sheetscan.reading.logs as logs
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    boxes = _copies_written_two_ways(record, _writer_misread(record, was, read_as), was)
+    _decodes_taking_the_writers_digit_as(record, reading, boxes, was)
+    monkeypatch.setattr(logs, "MAX_DIGIT_GROUP_PAIRS", 0)
+    assert decode_sheet(reading, boxes).record != record
 
 
 def _first_dice_misread(record, turns: tuple[int, ...],
@@ -702,7 +739,7 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
     # Each misread die puts a drawing the networks never saw in another kind: only the log with
     # both read otherwise fits the drawings and the written numbers, and no single turn does.
     import sheetscan.reading.decode as decode
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -711,7 +748,7 @@ def test_two_turns_misread_are_read_otherwise_one_after_the_other(seed, turns, m
     assert decoded.record == record
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
     monkeypatch.setattr(decode, "LOG_ROUNDS", 1)
-    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
+    monkeypatch.setattr(logs, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -721,7 +758,7 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     # fit the other misread turn), but one leaves it within LOG_SLACK: read otherwise from there,
     # the other fits.
     import sheetscan.reading.decode as decode
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
@@ -729,7 +766,7 @@ def test_two_misread_turns_neither_cheaper_alone_are_read_otherwise_from_the_nea
     assert decode_sheet(reading, boxes).record == record
     monkeypatch.setattr(decode, "LOG_SLACK", 0.0)
     monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)  # the drawings fit the nearest better too
-    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
+    monkeypatch.setattr(logs, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -742,7 +779,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
     # labelled with the two kinds traded, the written numbers against them. But the drawings fit
     # one of those logs better than the log as read; from it, its trades and the other turn fit.
     import sheetscan.reading.decode as decode
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, kinds)
@@ -751,7 +788,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
     assert decoded.record == record
     assert sum(change.startswith(f"turn {turn + 1} read as") for change in decoded.changes for turn in turns) == 2
     monkeypatch.setattr(decode, "LOG_FIT_MARGIN", math.inf)
-    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
+    monkeypatch.setattr(logs, "MAX_TURN_PAIRS", 0)  # both read otherwise at once fit too
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -761,7 +798,7 @@ def test_two_misread_turns_neither_near_alone_are_read_otherwise_from_the_one_th
 def test_two_misread_turns_that_fit_only_together_are_read_otherwise_at_once(seed, turns, kinds, monkeypatch):
     # Read otherwise alone, neither turn leaves the sheet cheaper, near or fitting the drawings
     # better, so the log rounds never reach both: the two read otherwise at once fit.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, kinds)
@@ -770,7 +807,7 @@ def test_two_misread_turns_that_fit_only_together_are_read_otherwise_at_once(see
     assert decoded.record == record
     first, second = (f"turn {turn + 1} read as" for turn in turns)
     assert any(change.startswith(first) and f" and {second}" in change for change in decoded.changes)
-    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 0)
+    monkeypatch.setattr(logs, "MAX_TURN_PAIRS", 0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -779,7 +816,7 @@ def test_two_misread_turns_that_fit_only_together_are_read_otherwise_at_once(see
 def test_two_misread_turns_behind_turns_read_with_doubt_are_still_read_otherwise_at_once(seed, turns, monkeypatch):
     # Two turns read with doubt make every pair with them cheaper than the two misread turns
     # together: theirs is the sixth cheapest pair, and still tried.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     kinds = (Decoration.LANTERN, Decoration.BAMBOO)
@@ -787,7 +824,7 @@ def test_two_misread_turns_behind_turns_read_with_doubt_are_still_read_otherwise
     doubted = [i for i, turn in enumerate(record.turns) if i not in turns and turn.kind is not TurnKind.SKIP][:2]
     boxes = _doubted(record, _first_dice_misread(record, turns, kinds, 0.7), doubted)
     assert decode_sheet(reading, boxes).record == record
-    monkeypatch.setattr(moves, "MAX_TURN_PAIRS", 4)
+    monkeypatch.setattr(logs, "MAX_TURN_PAIRS", 4)
     assert decode_sheet(reading, boxes).record != record
 
 @pytest.mark.parametrize(("turns", "kinds"), [((0, 3, 4, 8), (Decoration.ROCK, Decoration.BAMBOO)),
@@ -811,15 +848,13 @@ def test_a_writers_second_way_to_write_a_digit_read_as_another_is_taken_as_the_n
     # The writer writes one digit two ways: one read right, the other read as another digit, like
     # that digit's own copies. No group is left read as the true digit's, so only the networks'
     # runner-up for the misread copies names it.
-    import sheetscan.reading.moves as moves
+    import sheetscan.reading.logs as logs
 
     record = honest(seed)
     reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
     boxes = _writer_misread(record, was, read_as, read_right=2, doubt=0.1)
-    decoded = decode_sheet(reading, boxes)
-    assert decoded.record == record
-    assert any("digits written alike" in change and f"taken as {was}" in change for change in decoded.changes)
-    monkeypatch.setattr(moves, "GROUP_RUNNER_UPS", 0)
+    _decodes_taking_the_writers_digit_as(record, reading, boxes, was)
+    monkeypatch.setattr(logs, "GROUP_RUNNER_UPS", 0)
     assert decode_sheet(reading, boxes).record != record
 
 
@@ -884,9 +919,7 @@ def test_a_writers_digit_read_as_another_in_every_written_number_is_set_right_by
     record = honest(seed)
     boxes = _numbers_misread(record, {1: 7})
     assert {category: candidates[0].value for category, candidates in boxes.written.items()} != record.written
-    decoded = decode_sheet(garden_reading(record), boxes)
-    assert decoded.record == record
-    assert any("digits written alike" in change and "taken as 1" in change for change in decoded.changes)
+    _decodes_taking_the_writers_digit_as(record, garden_reading(record), boxes, 1)
     monkeypatch.setattr(moves, "digit_group_numbers", lambda groups: [])
     assert decode_sheet(garden_reading(record), boxes).record.written != record.written
 
@@ -1021,9 +1054,7 @@ def test_a_log_read_otherwise_is_taken_however_worse_alike_drawings_of_two_kinds
     fits = [label_together(*decode._labelling_inputs(reading, log, DEFAULT_DICE_FACES)[0]).energy
             for log in (misread, replace(misread, turns=record.turns))]
     assert fits[1] - fits[0] > 3.0  # more than a trade of kinds may cost (SWAP_ENERGY_MARGIN)
-    decoded = decode_sheet(reading, boxes)
-    assert decoded.record == record
-    assert any("digits written alike" in change and "taken as 2" in change for change in decoded.changes)
+    _decodes_taking_the_writers_digit_as(record, reading, boxes, 2)
 
 
 @pytest.mark.parametrize("within_a_sheet", [False, True])  # within: the ways' blocks serve every later call

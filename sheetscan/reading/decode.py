@@ -30,9 +30,9 @@ from sheetscan.reading.descent import Descent, LogFitted, SheetAudit, best_readi
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit
-from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, box_moves, cell_moves, group_moves,
-                                     logs_read_otherwise, ratio_cost, readings_without_drawing, records_with_drawings,
-                                     turn_pairs_read_otherwise)
+from sheetscan.reading.logs import logs_read_otherwise, turn_pairs_read_otherwise
+from sheetscan.reading.moves import (FINDING_COST, GROUP_CELL_COST, box_moves, cell_moves, group_moves, ratio_cost,
+                                     readings_without_drawing, records_with_drawings)
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import Score

@@ -18,7 +18,7 @@ import numpy as np
 from sheetscan.game.audit import human_cell
 from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, turn_text
 from sheetscan.game.rules import CATEGORIES, Decoration
-from sheetscan.reading.boxes import DIGITS, BoxReading, Candidate, turn_digits, turn_of_digits
+from sheetscan.reading.boxes import BoxReading, Candidate
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.labelling import logged_drawings
 from sheetscan.reading.read import DECORATION_CLASSES, GardenReading, decoration_class, decoration_of_class
@@ -40,47 +40,14 @@ MAX_MOVE_COST = 2 * FINDING_COST
 # 60 phone sheets): the smallest cap that loses no sheet there (2, 3 and 4 each lost one).
 GROUP_CELL_COST = 6.0
 # A way the writer writes one digit (digits.DigitGroup), read as another in some boxes or in all,
-# may be taken as another digit in all of them at once: at most DIGIT_GROUP_COST, since the
-# networks' view of a digit written unlike any they trained on is weak evidence, as a drawing's.
-# Tried for a group read as several digits, or mostly as a digit that another group is mostly
-# read as too (a writer writes each digit one way, or two at most): as each digit some of its
-# copies are read as, any digit no group is mostly read as, and the GROUP_RUNNER_UPS digits the
-# networks find likeliest for all its copies; each group also with its strays (copies grouped
-# alone, most alike to the group: digits.stray_groups); the MAX_DIGIT_GROUP_TRIES likeliest by the
-# networks. The runner-ups (each costing less than RUNNER_UP_COST a copy: where the networks
-# cannot tell the other digits apart, none) take a writer's second way to write 2, read as 3 like
-# their 3s, their 2s read right elsewhere: on validation photos of held-out hands with coarse
-# varied digits (40 phone sheets each) exact 31 -> 33 on seed 79, 30 -> 29 on seed 80, the same
-# on seeds 77 and 83 and tables of 3 (82); every digit tried, not the runner-ups, crowded the
-# true one out of the tries. On validation photos (held-out writers, seeds 78 and 80, read and
+# may be taken as another digit in all of them at once (the turn boxes': logs.py): at most
+# DIGIT_GROUP_COST, since the networks' view of a digit written unlike any they trained on is
+# weak evidence, as a drawing's. On validation photos (held-out writers, seeds 78 and 80, read and
 # audited; own hands' audit, seed 77) a cap of 1.5, 3 or 6 gave the same figures: where a group
 # taken otherwise fits, the findings it removes outweigh any of them (docs/hands.md). A group's
 # digits in the written numbers may be taken as one digit in all of them at once too, at the
 # same cost.
 DIGIT_GROUP_COST = 3.0
-GROUP_RUNNER_UPS = 2
-RUNNER_UP_COST = 3.0  # a copy, on average
-MAX_DIGIT_GROUP_TRIES = 6
-# A turn box misread by a writer the readers never saw anchors the labelling (decode.py) on a
-# wrong turn log. Where the labelling from the log as read still leaves findings, each turn's
-# other readings costing less than this are tried in its place, one turn at a time. Chosen on
-# validation photos of held-out hands (seeds 77 and 78, 40 phone sheets each): exact totals 61 of
-# 80 without, 63 at 3, 65 at 6, 64 at 6 with the 8 cheapest (one pad sheet took 22 s without that
-# bound, 4.5 s with it); own hands 40 of 40 at each. A writer never seen leaves many boxes in
-# doubt, a pruning's cell most: the 12 cheapest, not 8, with coarse varied digits (seeds 79, 80
-# and 83) exact 31, 30 and 30 of 40 -> 31, 31 and 33 (the true reading was tenth on seed 83, photo
-# 20), seed 77 36 -> 37, tables of 3 (82) 52 -> 53 of 60. With them, a cost of 9, not 6: one more
-# exact on each of seeds 79 and 80 (true readings at 6.2 and 8.7), every other run the same.
-OTHER_TURN_COST = 9.0
-MAX_OTHER_TURNS = 12  # of those, the cheapest: each labels the sheet again
-# Two misread turns may each, read otherwise alone, leave the drawings labelled to fit the other:
-# where the log rounds still leave findings, the MAX_TURN_PAIRS cheapest pairs of those readings
-# (under OTHER_TURN_COST together) are tried at once (decode.py). On validation photos of held-out
-# hands with coarse varied digits (seeds 77-81 and 83, 40 phone sheets each): one sheet more exact
-# on each of 77 and 78, the same elsewhere; every other run of seeds 77-82 the same. The 8
-# cheapest, not 4 (thirty-fourth round): seeds 78 and 79 one more exact each, 80, 81, 83 and
-# tables of 3 (82) the same.
-MAX_TURN_PAIRS = 8
 # Ink where the player drew nothing (a smudge, a stroke crossed out, a neighbour's drawing over
 # the line) is read as a drawing, which the labelling must give a kind: the true turn log then
 # fits worse than a misread one. Where the labelling from the log as read leaves findings, each
@@ -259,87 +226,12 @@ def box_moves(boxes: BoxReading) -> list[Move]:
     return moves + digit_group_numbers(boxes.digit_groups)
 
 
-def _taken_cost(probabilities: np.ndarray, read: list[int], taken: int) -> float:
+def taken_cost(probabilities: np.ndarray, read: list[int], taken: int) -> float:
     """What the networks say it costs to take every copy of a group of digits, read as the
     columns ``read`` of their ``probabilities``, as column ``taken``: the sum of the log ratios
     of the copies read otherwise (probabilities floored at 1e-4)."""
     p = np.clip(probabilities, 1e-4, 1)
     return sum(math.log(p[i, was] / p[i, taken]) for i, was in enumerate(read) if was != taken)
-
-
-def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -> list[tuple[float, str, tuple[Turn, ...]]]:
-    """Turn logs with one of ``groups`` (the writer's digits written alike), or one with its
-    strays, taken as another digit, as DIGIT_GROUP_COST says: (what the networks say that costs,
-    what was taken, the turns), likeliest first."""
-    digits_of = [turn_digits(turn) for turn in turns]  # as read: a group's box may belong to another kind now
-
-    def read_in(slots: tuple[tuple[int, str], ...]) -> list[int] | None:
-        return [digits_of[turn][head] for turn, head in slots] if all(head in digits_of[turn] for turn, head in slots) else None
-
-    groups = [group for group in groups if group.slots and read_in(group.slots) is not None]
-    mostly = [max(sorted(set(digits)), key=digits.count) for digits in (read_in(group.slots) for group in groups)]
-    unread = set(range(1, len(DIGITS) + 1)) - set(mostly)  # a digit no group is read as: one may be it
-    ways = [(group.slots, group.probabilities, most) for group, most in zip(groups, mostly, strict=True)]
-    ways += [(group.slots + group.strays, np.vstack([group.probabilities, group.stray_probabilities]), most)
-             for group, most in zip(groups, mostly, strict=True) if group.strays and read_in(group.strays) is not None]
-    tries = []
-    for slots, probabilities, most in ways:
-        digits = read_in(slots)
-        if len(digits) < 2 or len(set(digits)) == 1 and mostly.count(most) == 1:
-            continue
-        costs = {digit: _taken_cost(probabilities, [was - 1 for was in digits], digit - 1)
-                 for digit in range(1, len(DIGITS) + 1) if set(digits) != {digit}}
-        read_or_unread = (set(digits) | unread) & set(costs)
-        runner_ups = {digit for digit in sorted(costs, key=costs.get)[:GROUP_RUNNER_UPS]
-                      if costs[digit] < RUNNER_UP_COST * len(digits)}
-        for digit in sorted(read_or_unread | runner_ups):
-            changed = {turn: dict(digits_of[turn]) for turn, _ in slots}
-            for turn, head in slots:
-                changed[turn][head] = digit
-            taken = tuple(turn_of_digits(turn.kind, changed[index]) if index in changed else turn
-                          for index, turn in enumerate(turns))
-            where = ", ".join(f"{turn + 1}" for turn in sorted(changed))
-            what = f"the digits written alike in turns {where} (read as {', '.join(map(str, digits))}) taken as {digit}"
-            # a group taken back toward what the networks read costs nothing, never less: the
-            # search pays at most DIGIT_GROUP_COST to take it away, and would gain by going round
-            tries.append((max(costs[digit], 0.0), what, taken))
-    return sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
-
-
-def _other_turns(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
-    """The other readings of the turns of ``turns`` still as ``read``, for less than
-    OTHER_TURN_COST, the MAX_OTHER_TURNS cheapest: (cost, turn index, candidate) each."""
-    others = sorted(((cost, index, candidate) for index, candidates in enumerate(boxes.turns) if turns[index] == read[index]
-                     for candidate, cost in alternatives(candidates) if cost < OTHER_TURN_COST), key=lambda other: other[:2])
-    return others[:MAX_OTHER_TURNS]
-
-
-def _turns_taken(turns: tuple[Turn, ...], boxes: BoxReading, others: tuple[tuple, ...]) -> tuple:
-    """``turns`` with each of ``others`` (_other_turns' items) taken: (cost, what, turns)."""
-    taken = list(turns)
-    for _, index, candidate in others:
-        taken[index] = candidate.value
-    return (sum(cost for cost, _, _ in others),
-            " and ".join(turn_taken_as(index, boxes.turns[index][0], candidate) for _, index, candidate in others),
-            tuple(taken))
-
-
-def logs_read_otherwise(turns: tuple[Turn, ...], read: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
-    """``turns`` with one turn still as ``read`` (the log as first read) read otherwise (_other_turns),
-    or one group of the writer's alike digits taken as another digit (at most DIGIT_GROUP_COST):
-    (cost, what, turns) each."""
-    logs = [_turns_taken(turns, boxes, (other,)) for other in _other_turns(turns, read, boxes)]
-    groups = digit_group_turns(turns, boxes.digit_groups)
-    return logs + [(min(cost, DIGIT_GROUP_COST), what, taken) for cost, what, taken in groups if taken != turns]
-
-
-def turn_pairs_read_otherwise(turns: tuple[Turn, ...], boxes: BoxReading) -> list[tuple]:
-    """``turns`` (as first read) with two turns read otherwise at once (of _other_turns), for less
-    than OTHER_TURN_COST together, the MAX_TURN_PAIRS cheapest: (cost, what, turns) each."""
-    pairs = sorted((pair for pair in itertools.combinations(_other_turns(turns, turns, boxes), 2)
-                    if pair[0][1] != pair[1][1] and pair[0][0] + pair[1][0] < OTHER_TURN_COST),
-                   key=lambda pair: pair[0][0] + pair[1][0])
-    return [_turns_taken(turns, boxes, pair) for pair in pairs[:MAX_TURN_PAIRS]]
 
 
 def _with_digit(value: int, head: str, digit: int) -> int | None:
@@ -379,7 +271,7 @@ def digit_group_numbers(groups: tuple[DigitGroup, ...]) -> list[Move]:
         for digit in sorted(set(read) - ({0} if any(head == "tens" for _, head in group.numbers) else set())):
             if set(numbers_read) == {digit}:
                 continue
-            cost = _taken_cost(group.number_probabilities, numbers_read, digit)
+            cost = taken_cost(group.number_probabilities, numbers_read, digit)
             what = f"the digits written alike in {where} (read as {', '.join(map(str, read))}) taken as {digit}"
             moves.append((numbers, Move(partial(_numbers_taken_as, numbers=group.numbers, digit=digit),
                                         min(cost, DIGIT_GROUP_COST), what, f"digit group {index}")))
