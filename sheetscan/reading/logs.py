@@ -56,7 +56,10 @@ MAX_DIGIT_GROUP_TRIES = 6
 # taken alone leaves half the log misread, and the drawings labelled to fit the other half may
 # cost more than the log as read. So two groups read mostly as one digit are also taken together
 # as a digit no group is read as (at most DIGIT_GROUP_COST each), the MAX_DIGIT_GROUP_PAIRS
-# likeliest by the networks. Chosen on ... (docs/benchmarks.md, fifty-fourth round).
+# likeliest by the networks; three, not tuned. Found on the unseen scans' photo 20 (the writer's
+# 6s read as 2 in two groups of three), exact with it; on validation photos (1,280 held-out
+# sheets) one table sheet more exact, every other record the same but one's cells (docs/benchmarks.md,
+# fifty-fourth round).
 MAX_DIGIT_GROUP_PAIRS = 3
 
 
@@ -105,7 +108,8 @@ def digit_group_turns(turns: tuple[Turn, ...], groups: tuple[DigitGroup, ...]) -
             slots = groups[first].slots + groups[second].slots
             probabilities = np.vstack([groups[first].probabilities, groups[second].probabilities])
             digits = read_in(slots)
-            pairs += [taken_as(slots, digits, digit, taken_cost(probabilities, [was - 1 for was in digits], digit - 1), 2)
+            read = [was - 1 for was in digits]
+            pairs += [taken_as(slots, digits, digit, taken_cost(probabilities, read, digit - 1), 2)
                       for digit in sorted(unread)]
     return [item[1:] for item in (sorted(tries, key=lambda item: item[0])[:MAX_DIGIT_GROUP_TRIES]
                                   + sorted(pairs, key=lambda item: item[0])[:MAX_DIGIT_GROUP_PAIRS])]
