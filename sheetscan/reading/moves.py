@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from sheetscan.game.audit import human_cell
-from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, Turn, turn_text
+from sheetscan.game.garden import ALL_CELLS, Cell, SheetRecord, turn_text
 from sheetscan.game.rules import CATEGORIES, Decoration
 from sheetscan.reading.boxes import BoxReading, Candidate
 from sheetscan.reading.digits import DigitGroup
