@@ -663,19 +663,29 @@ def test_a_writers_digit_misread_everywhere_and_two_drawings_given_each_others_k
     log = next(i for i, change in enumerate(said) if "digits written alike" in change and f"taken as {was}" in change)
     assert any("given each other's kinds" in change for change in said[log + 1:])
 
-def _one_copy_astray(record, boxes, was: int):
-    """``boxes`` with the last of the writer's copies of ``was`` grouped alone, written less alike
-    than the rest: a stray of their group (digits.stray_groups)."""
+
+def _copies_regrouped(record, boxes, was: int, regroup):
+    """``boxes`` with the group of the writer's copies of ``was`` (every copy read as another digit,
+    one group: _writer_misread) replaced by the groups ``regroup(group)`` gives."""
     def truth(slot):
         return turn_digits(record.turns[slot[0]])[slot[1]]
 
     index = next(i for i, group in enumerate(boxes.digit_groups) if truth(group.slots[0]) == was)
     group = boxes.digit_groups[index]
-    assert len(group.slots) >= 3 and all(truth(slot) == was for slot in group.slots)
-    kept = replace(group, slots=group.slots[:-1], probabilities=group.probabilities[:-1],
-                   strays=group.slots[-1:], stray_probabilities=group.probabilities[-1:])
-    alone = DigitGroup(group.slots[-1:], group.probabilities[-1:])
-    return replace(boxes, digit_groups=(*boxes.digit_groups[:index], kept, alone, *boxes.digit_groups[index + 1:]))
+    assert all(truth(slot) == was for slot in group.slots)
+    return replace(boxes, digit_groups=(*boxes.digit_groups[:index], *regroup(group), *boxes.digit_groups[index + 1:]))
+
+
+def _one_copy_astray(record, boxes, was: int):
+    """``boxes`` with the last of the writer's copies of ``was`` grouped alone, written less alike
+    than the rest: a stray of their group (digits.stray_groups)."""
+    def astray(group):
+        assert len(group.slots) >= 3
+        kept = replace(group, slots=group.slots[:-1], probabilities=group.probabilities[:-1],
+                       strays=group.slots[-1:], stray_probabilities=group.probabilities[-1:])
+        return kept, DigitGroup(group.slots[-1:], group.probabilities[-1:])
+
+    return _copies_regrouped(record, boxes, was, astray)
 
 
 @pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (2, 6, 2), (3, 4, 1)])
@@ -697,14 +707,13 @@ def test_a_copy_of_the_misread_digit_written_less_alike_is_taken_with_its_group(
 
 def _copies_written_two_ways(record, boxes, was: int):
     """``boxes`` with the writer's copies of ``was`` grouped as two ways of writing it, half each."""
-    index = next(i for i, group in enumerate(boxes.digit_groups)
-                 if turn_digits(record.turns[group.slots[0][0]])[group.slots[0][1]] == was)
-    group = boxes.digit_groups[index]
-    half = len(group.slots) // 2
-    assert half >= 2
-    ways = (DigitGroup(group.slots[:half], group.probabilities[:half]),
-            DigitGroup(group.slots[half:], group.probabilities[half:]))
-    return replace(boxes, digit_groups=(*boxes.digit_groups[:index], *ways, *boxes.digit_groups[index + 1:]))
+    def two_ways(group):
+        half = len(group.slots) // 2
+        assert half >= 2
+        return (DigitGroup(group.slots[:half], group.probabilities[:half]),
+                DigitGroup(group.slots[half:], group.probabilities[half:]))
+
+    return _copies_regrouped(record, boxes, was, two_ways)
 
 
 @pytest.mark.parametrize(("seed", "was", "read_as"), [(1, 5, 6), (2, 6, 2), (3, 4, 1)])
