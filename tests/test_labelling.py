@@ -262,6 +262,21 @@ def test_a_turn_box_misread_surely_is_still_read_again_with_the_unfamiliar_drawi
     assert decode_sheet(reading, boxes).record != record
 
 
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_a_turn_box_misread_with_more_confidence_still_is_read_again_with_the_unfamiliar_drawings(seed, monkeypatch):
+    # Digits from a coarse source may be read with more confidence still: a turn at 99.995%, its
+    # true reading the runner-up at a cost of 9.9 (18 validation sheets lost had one at 9 to 14.4).
+    import sheetscan.reading.logs as logs
+
+    record = honest(seed)
+    reading = _garden_misread(record, (Decoration.ROCK, Decoration.BAMBOO))
+    index = next(i for i, turn in enumerate(record.turns) if turn.kind is TurnKind.DRAW)
+    boxes = _misread_turn(record, index, 0.99995)
+    assert decode_sheet(reading, boxes).record == record
+    monkeypatch.setattr(logs, "OTHER_TURN_COST", 9.0)
+    assert decode_sheet(reading, boxes).record != record
+
+
 def _doubted(record, boxes, turns, doubt: float = 0.45):
     """``boxes`` with each of ``turns`` (of ``record``) read right, but with a runner-up at
     ``doubt``: a draw on the next row or column, a pruning in the next column."""

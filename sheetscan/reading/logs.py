@@ -29,7 +29,8 @@ from sheetscan.reading.moves import DIGIT_GROUP_COST, alternatives, taken_cost, 
 # exact on each of seeds 79 and 80 (true readings at 6.2 and 8.7), every other run the same. Then
 # 15 and the 24 cheapest, not 9 and 12 (fifty-fifth round): of the 78 validation sheets still lost
 # (1,280 held-out sheets), 18 had a true reading costing 9-14.4; exact 1,202 -> 1,205, sure 739 ->
-# 741, none lost; 15 with the 12 cheapest set none right.
+# 741, none lost; 15 with the 12 cheapest set none right. A turn's other readings come from
+# moves.alternatives, under MAX_MOVE_COST (11): a turn alone is tried up to that, a pair up to 15.
 OTHER_TURN_COST = 15.0
 MAX_OTHER_TURNS = 24  # of those, the cheapest: each labels the sheet again
 # Two misread turns may each, read otherwise alone, leave the drawings labelled to fit the other:
