@@ -6,7 +6,8 @@ from itertools import product
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sheetscan.game.audit import audit, maximum_matching, pond_findings
+from sheetscan.game.audit import audit, pond_findings
+from sheetscan.game.matching import maximum_matching
 from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, Turn, TurnKind, orthogonal_neighbours, ponds
 from sheetscan.game.rules import Decoration
 from sheetscan.game.score import score

@@ -9,15 +9,16 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading, swaps_the_log_allows
 
-from sheetscan.game.audit import ARITHMETIC_KINDS, audit, turn_log_findings
+from sheetscan.game.audit import ARITHMETIC_KINDS, audit, finding_turns, turn_log_findings, unplaced_slots
 from sheetscan.reading.boxes import Candidate, without_written
 from sheetscan.reading.decode import RELABEL_GROUP_COST, _log_read_for_numbers, _Together, decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.labelling import Labelling
-from sheetscan.reading.descent import MAX_PAIRS, Descent, LogFitted, SheetAudit, best_reading, cheap_pairs, sheet_cost
+from sheetscan.reading.descent import MAX_PAIRS, Descent, LogFitted, best_reading, cheap_pairs
+from sheetscan.reading.sheet_audit import SheetAudit, sheet_cost
 from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
 from sheetscan.reading.read import GardenReading
-from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, TurnKind
+from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, Turn, TurnKind
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
 from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
@@ -239,6 +240,104 @@ def test_a_candidate_is_bounded_by_at_most_its_findings_cost(seed):
             assert kept_written[-1] <= written and written + kept[-1] <= sheet_cost(findings)
     # the findings kept bound some candidates, and only some
     assert 0 < max(kept) and 0 in kept and 0 < max(kept_written) and 0 in kept_written
+
+
+def _other_turn(rng: random.Random, turn: Turn) -> Turn:
+    """``turn`` read otherwise: its dice, its row or column, or its kind."""
+    dice = tuple(rng.randint(1, 6) for _ in turn.dice)
+    return rng.choice([replace(turn, dice=dice) if turn.dice else turn,
+                       replace(turn, location=rng.randint(1, 6)) if turn.kind is TurnKind.DRAW else turn,
+                       Turn(TurnKind.SKIP), Turn(TurnKind.DRAW, (rng.randint(1, 6), rng.randint(1, 6)), rng.randint(1, 6)),
+                       Turn(TurnKind.PRUNE, (rng.randint(1, 6),), cell=rng.choice(ALL_CELLS))])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_change_a_search_weighs_is_bounded_by_at_most_its_findings_cost(seed):
+    # records misread in a few cells, marks, turns and a cell's water; changes as the decoder's
+    # moves and pairs make them: one or two of the misreadings set right, or another misreading
+    sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
+    rng = random.Random(seed)
+    kept_of_turns = []
+    for game in range(25):
+        truth = play_game(seed * 100 + game, mistake_rate=0.5).record
+        garden, turns = truth.garden, list(truth.turns)
+        for cell in rng.sample(ALL_CELLS, rng.randint(0, 3)):
+            garden = garden.with_cell(cell, rng.choice([None, *Decoration]))
+        for cell in rng.sample(ALL_CELLS, rng.randint(0, 2)):
+            garden = garden.with_cell(cell, late=cell not in garden.tree_late)
+        for cell in rng.sample(ALL_CELLS, rng.randint(0, 1)):
+            garden = garden.with_cell(cell, water=not garden.is_water(cell))
+        for index in rng.sample(range(len(turns)), rng.randint(0, 2)):
+            turns[index] = _other_turn(rng, turns[index])
+        misread = replace(truth, garden=garden, turns=tuple(turns))
+
+        def changed(record: SheetRecord) -> tuple[SheetRecord, bool]:
+            cell, index, set_right = rng.choice(ALL_CELLS), rng.randrange(len(turns)), rng.random() < 0.5
+            what = rng.randrange(4)
+            if what == 0:
+                kind = truth.garden.decoration(cell) if set_right else rng.choice([None, *Decoration])
+                return record.with_garden(record.garden.with_cell(cell, kind)), False
+            if what == 1:
+                late = cell in truth.garden.tree_late if set_right else cell not in record.garden.tree_late
+                return record.with_garden(record.garden.with_cell(cell, late=late)), False
+            if what == 2:
+                water = truth.garden.is_water(cell) if set_right else not record.garden.is_water(cell)
+                return record.with_garden(record.garden.with_cell(cell, water=water)), False
+            turns_then = list(record.turns)
+            turns_then[index] = truth.turns[index] if set_right else _other_turn(rng, turns_then[index])
+            return replace(record, turns=tuple(turns_then)), True
+
+        for _ in range(60):
+            candidate, turn_changed = changed(misread)
+            if rng.random() < 0.4:
+                candidate, also = changed(candidate)
+                turn_changed = turn_changed and also
+            findings = sheet_audit.findings(candidate)
+            kept = sheet_audit.kept_cost(candidate, misread)
+            assert sheet_audit.written_cost(candidate, misread.garden) + kept <= sheet_cost(findings)
+            assert sheet_audit.kept_written_cost(candidate, misread) + kept <= sheet_cost(findings)
+            if turn_changed:
+                kept_of_turns.append(kept)
+    # a turn read otherwise keeps the findings of the turns it leaves alone: bounded, not audited at once
+    assert kept_of_turns and sum(kept > 0 for kept in kept_of_turns) > len(kept_of_turns) / 4
+
+
+def test_a_turn_of_two_trees_left_unplaced_is_one_turn_to_keep():
+    # a turn whose dice show two trees, neither placed, and a tree's mark misread: setting the
+    # mark right (a tree changed) leaves that one turn unplaced, not two
+    sheet_audit = SheetAudit(RuleSet(), DEFAULT_DICE_FACES)
+    tree_die = next(die for die, kind in DEFAULT_DICE_FACES.items() if kind is Decoration.TREE)
+    bounded = 0
+    for seed in range(6):
+        truth = honest_game(seed)
+        trees = [cell for cell, kind in truth.garden.decorated_cells() if kind is Decoration.TREE]
+        for index, turn in enumerate(truth.turns):
+            for location in range(1, 7) if turn.kind is TurnKind.DRAW else ():
+                turns = list(truth.turns)
+                turns[index] = replace(turn, dice=(tree_die, tree_die), location=location)
+                record = replace(truth, turns=tuple(turns))
+                for tree in trees:
+                    misread = record.with_garden(record.garden.with_cell(tree, late=tree not in record.garden.tree_late))
+                    if unplaced_slots(misread.garden, misread.turns) != ((index, Decoration.TREE),) * 2:
+                        continue
+                    findings = sheet_audit.findings(record)
+                    assert [finding.kind for finding in findings].count("turn_unplaced") == 1
+                    kept = sheet_audit.kept_cost(record, misread)
+                    assert sheet_audit.written_cost(record, misread.garden) + kept <= sheet_cost(findings)
+                    bounded += 1
+    assert bounded
+
+
+def test_the_decorations_left_unplaced_are_those_of_the_turns_said_unplaced():
+    for seed in range(20):
+        record = play_game(seed, mistake_rate=0.5).record
+        misread = _misread_cells(record, seed, count=5).garden
+        unplaced = unplaced_slots(misread, record.turns, DEFAULT_DICE_FACES)
+        said = {turn for finding in turn_log_findings(misread, record.turns) if finding.kind == "turn_unplaced"
+                for turn in finding_turns(finding)}
+        assert {turn for turn, _ in unplaced} == said
+        for turn, kind in unplaced:
+            assert kind in [DEFAULT_DICE_FACES[die] for die in record.turns[turn].dice]
 
 
 def test_a_tree_mark_read_otherwise_is_bounded_with_the_turns_it_leaves_unplaced():

@@ -17,7 +17,8 @@ from sheetscan.game.score import score
 from sheetscan.game.simulate import play_game
 from sheetscan.reading.boxes import Candidate, turn_digits
 from sheetscan.reading.decode import decode_sheet
-from sheetscan.reading.descent import SheetAudit, best_reading
+from sheetscan.reading.descent import best_reading
+from sheetscan.reading.sheet_audit import SheetAudit
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.logs import digit_group_turns
 from sheetscan.reading.moves import readings_with_drawings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Hashable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Iterable, Mapping, NamedTuple
 
 from sheetscan.game.garden import (ALL_CELLS, Cell, Garden, SheetRecord, Turn, TurnKind, cross_cells, ponds,
                                    surrounding_cells)
@@ -22,6 +22,7 @@ from sheetscan.game.rules import (
     TURN_COUNT,
     Season,
 )
+from sheetscan.game.matching import maximum_matching
 from sheetscan.game.score import Score
 
 ALL_CATEGORIES = frozenset(CATEGORIES)
@@ -204,31 +205,6 @@ def _with_dots(slots: list[_Slot], kind_bits: dict[Decoration, int], log: _TurnL
     return dotted
 
 
-def maximum_matching(candidates: Sequence[Sequence[Hashable]]) -> dict[int, Hashable]:
-    """A maximum matching of items to distinct partners (augmenting paths): item index -> its
-    partner, each item's possible partners being ``candidates[index]``."""
-    owner: dict[Hashable, int] = {}
-    for index, partners in enumerate(candidates):
-        if partners and partners[0] not in owner:
-            owner[partners[0]] = index  # what _placed() does first, without its call: the usual case
-        elif partners:
-            _placed(index, candidates, owner, set())
-    return {index: partner for partner, index in owner.items()}
-
-
-def _placed(index: int, candidates: Sequence[Sequence[Hashable]], owner: dict[Hashable, int], visited: set) -> bool:
-    """Whether item ``index`` finds a partner by an augmenting path (``owner`` updated). Not a closure:
-    one that calls itself is a cycle only the garbage collector frees, and a decode matches thousands."""
-    for partner in candidates[index]:
-        if partner in visited:
-            continue
-        visited.add(partner)
-        if partner not in owner or _placed(owner[partner], candidates, owner, visited):
-            owner[partner] = index
-            return True
-    return False
-
-
 def _match(slots: list[_Slot]) -> dict[int, Cell]:
     """A maximum matching of slots to distinct cells, slot index -> cell."""
     return maximum_matching([slot.candidates for slot in slots])
@@ -256,6 +232,31 @@ def _written_differs(category: str, written: int, given: int) -> Finding:
 def _written_sum(added: int, total: int) -> Finding:
     return Finding("written_sum", f"the written categories add up to {added}, but the written total is {total}",
                    boxes=WRITTEN_BOXES)
+
+
+def _placing(kind_bits: dict[Decoration, int], log: _TurnLog, late_bits: int) -> tuple[list[_Slot], dict[int, Cell], bool]:
+    """The ``log``'s slots in a garden (its kinds' cells ``kind_bits``, its trees marked
+    ``late_bits``), a maximum matching of them to cells, and whether it places trees against
+    their marks: it does only where that places more. Its size is that of the slots matched
+    without the marks, kind by kind (no cell holds two kinds)."""
+    relaxed_slots = _slots(kind_bits, log)
+    slots = _with_dots(relaxed_slots, kind_bits, log, late_bits)
+    matching = _match(slots)
+    if len(matching) < len(slots):
+        # where the marks rule no tree's cell out, the slots without them match no further
+        relaxed = _match(relaxed_slots) if slots != relaxed_slots else matching
+        if len(relaxed) > len(matching):
+            return relaxed_slots, relaxed, True
+    return slots, matching, False
+
+
+def unplaced_slots(garden: Garden, turns: tuple[Turn, ...],
+                   dice_faces: Mapping[int, Decoration] = DEFAULT_DICE_FACES) -> tuple[tuple[int, Decoration], ...]:
+    """(turn index, decoration) of each decoration the turn log puts into the garden that
+    turn_log_findings leaves unplaced."""
+    kind_bits = _kind_bits(garden)
+    slots, matching, _ = _placing(kind_bits, _turn_log(turns, tuple(dice_faces.items())), _cell_bits(garden.tree_late))
+    return tuple((slot.turn_index, slot.decoration) for index, slot in enumerate(slots) if index not in matching)
 
 
 def turn_log_findings(
@@ -286,15 +287,10 @@ def turn_log_findings(
                 boxes=tuple(f"turn {i + 1}" for i in prunings),
             )
         )
-    relaxed_slots = _slots(kind_bits, log)
-    slots = _with_dots(relaxed_slots, kind_bits, log, _cell_bits(garden.tree_late))
-    matching = _match(slots)
+    slots, matching, against_marks = _placing(kind_bits, log, _cell_bits(garden.tree_late))
+    if against_marks:  # trees placed against their marks: said as such
+        findings.extend(_dot_findings(garden, slots, matching))
     if len(matching) < len(slots):
-        # where the marks rule no tree's cell out, the slots without them match no further
-        relaxed = _match(relaxed_slots) if slots != relaxed_slots else matching
-        if len(relaxed) > len(matching):  # trees placed against their marks: said as such
-            findings.extend(_dot_findings(garden, relaxed_slots, relaxed))
-            slots, matching = relaxed_slots, relaxed
         # what even the trees placed against their marks leave unplaced
         unplaced = sorted({slots[i].turn_index for i in range(len(slots)) if i not in matching})
         findings += [_unplaced_turn(index, turns[index], tuple(dice_faces[die] for die in turns[index].dice))

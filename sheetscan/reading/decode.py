@@ -26,7 +26,8 @@ import numpy as np
 from sheetscan.game.audit import Finding, human_cell
 from sheetscan.reading.boxes import BoxReading
 from sheetscan.game.garden import ALL_CELLS, Cell, Garden, SheetRecord
-from sheetscan.reading.descent import Descent, LogFitted, SheetAudit, best_reading, numbers_alone, sheet_cost
+from sheetscan.reading.descent import Descent, LogFitted, best_reading, numbers_alone
+from sheetscan.reading.sheet_audit import SheetAudit, sheet_cost
 from sheetscan.reading.labelling import (Labelling, cell_swaps, kind_permutations, label_together, logged_drawings,
                                          sheet_remembered)
 from sheetscan.reading.labelling_energy import DRAWN_AS, KINDS, LATE_TREE, SAME_DRAWING, known_fit

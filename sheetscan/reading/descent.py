@@ -17,25 +17,18 @@ from __future__ import annotations
 
 import heapq
 import math
-from functools import lru_cache, partial
 from operator import itemgetter
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
-from sheetscan.game.audit import (ARITHMETIC_KINDS, Finding, finding_turns, points_findings, pond_findings,
-                                  turn_log_findings)
-from sheetscan.game.garden import Garden, SheetRecord, Turn, ponds
-from sheetscan.game.rules import Decoration, RuleSet
-from sheetscan.game.score import Score, breakdown_after, score
+from sheetscan.game.audit import ARITHMETIC_KINDS, Finding
+from sheetscan.game.garden import Garden, SheetRecord, Turn
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.reading.moves import FINDING_COST, Move
+from sheetscan.reading.moves import Move
 from sheetscan.reading.read import GardenReading
+from sheetscan.reading.sheet_audit import SheetAudit, sheet_cost
 
 MAX_ROUNDS = 12  # each round takes the best change: one move, or a pair
 MAX_PAIRS = 300  # pairs of moves tried when no single move helps, cheapest first
-# the garden's findings that a change of decorations alone may take away: the turn log's placing
-_PLACED_KINDS = frozenset({"decoration_count", "decoration_unexplained", "turn_unplaced", "tree_dot"})
-# the written numbers any change of decorations may set right or wrong
-_CHANGING_BOXES = frozenset({("written total",), ("written penalty",)})
 
 
 def best_reading(reading: GardenReading, boxes: BoxReading) -> SheetRecord:
@@ -54,45 +47,6 @@ def numbers_alone(findings: list[Finding]) -> bool:
     stand against a record: a player's slip may explain them (slips.py)."""
     return bool(findings) and ARITHMETIC_KINDS.issuperset(finding.kind for finding in findings)
 
-
-def sheet_cost(findings: list[Finding]) -> float:
-    """What a sheet's findings weigh: FINDING_COST for each mistake they need. The written total
-    differs whenever anything written does, so it is no mistake of its own: a wrong category
-    that the player added up faithfully is one mistake (the category), and so is a wrong sum
-    (``written_sum``, the total the only number off)."""
-    total_differs = explained = False
-    mistakes = 0
-    for finding in findings:  # one pass: the decoder weighs thousands of records a sheet
-        if finding.kind == "written_differs" and finding.boxes == ("written total",):
-            total_differs = True
-            continue
-        explained = explained or finding.kind in ARITHMETIC_KINDS
-        mistakes += 1
-    return FINDING_COST * (mistakes + (total_differs and not explained))
-
-
-def _garden_audit(garden: Garden, turns: tuple[Turn, ...] | None, ponds_by_water: dict,
-                  dice_faces: Mapping[int, Decoration]) -> tuple[Finding, ...]:
-    """audit.garden_findings, its ponds' part looked up in ``ponds_by_water`` by the water alone:
-    most of the gardens a search weighs differ from another in a decoration only."""
-    ponds_part = ponds_by_water.get(garden.water)
-    if ponds_part is None:
-        ponds_part = ponds_by_water[garden.water] = tuple(pond_findings(garden))
-    return ponds_part if turns is None else (*ponds_part, *turn_log_findings(garden, turns, dice_faces))
-
-
-class _Kept(NamedTuple):
-    """What SheetAudit's bounds ask of a record's findings."""
-
-    every: int  # the garden's findings
-    kept: int  # of them, those no change of decorations takes away
-    dots: int  # the trees' marks'
-    unplaced: list[frozenset[Decoration]]  # the kinds of the dice of each turn left unplaced
-    # the categories of the written numbers' findings but the total's and the penalties' (the
-    # bonsai's, the pond icons' and a wrong sum by their kind: no decoration's category)
-    written: list[str]
-
-
 class LogFitted(NamedTuple):
     """A turn log read otherwise for the written numbers alone: the log and garden it left (their
     findings the numbers' alone) and how much less the reading otherwise cost."""
@@ -100,124 +54,6 @@ class LogFitted(NamedTuple):
     turns: tuple[Turn, ...]
     garden: Garden
     margin: float
-
-
-class SheetAudit:
-    """One sheet's audit for the decoder's search, each garden's points and findings worked out
-    once (a new photo's gardens are new, so the caches live as long as its decode)."""
-
-    def __init__(self, rules: RuleSet, dice_faces: Mapping[int, Decoration]):
-        self.rules = rules
-        self._scores: dict[Garden, Score] = {}
-        self._points: dict[Garden, dict[str, int]] = {}
-        self._audited = lru_cache(maxsize=None)(partial(_garden_audit, ponds_by_water={}, dice_faces=dice_faces))
-        self._by_log_object: dict[tuple[Garden, int], tuple] = {}
-        self._last_written: tuple[SheetRecord | None, list[Finding]] = (None, [])
-        self._dice_faces = dice_faces
-        self._last_kept: tuple[SheetRecord | None, _Kept | None] = (None, None)
-
-    def _gardens_findings(self, garden: Garden, turns: tuple[Turn, ...] | None) -> tuple[Finding, ...]:
-        # looked up by the turn log object first: hashing its 12 turns (each in Python) cost more
-        # than a record's other checks, and most records share the log their moves leave alone.
-        # The value keeps the log alive, so no other object takes its id while this decode runs.
-        key = (garden, id(turns))
-        if key not in self._by_log_object:
-            self._by_log_object[key] = (turns, self._audited(garden, turns))
-        return self._by_log_object[key][1]
-
-    def score(self, garden: Garden) -> Score:
-        """The garden's score, worked out once."""
-        found = self._scores.get(garden)
-        if found is None:
-            found = self._scores[garden] = score(garden, self.rules)
-        return found
-
-    def points(self, garden: Garden, near: Garden | None = None) -> dict[str, int]:
-        """The garden's points by category (its score's breakdown), worked out once: from the
-        score of ``near`` (a garden it differs from in a cell or two) where given."""
-        found = self._points.get(garden)
-        if found is None:
-            scored = self._scores.get(garden)
-            if scored is not None:
-                found = scored.breakdown
-            elif near is not None:
-                found = breakdown_after(garden, near, self.score(near), self.rules)
-            else:
-                found = self.score(garden).breakdown
-            self._points[garden] = found
-        return found
-
-    def _written_findings(self, record: SheetRecord, near: Garden | None = None) -> list[Finding]:
-        # a candidate is bounded by these (written_cost), then audited in full: found once
-        if record is not self._last_written[0]:
-            garden = record.garden
-            self._last_written = (record, points_findings(record, self.points(garden, near), len(ponds(garden))))
-        return self._last_written[1]
-
-    def findings(self, record: SheetRecord) -> list[Finding]:
-        """audit.audit's findings of ``record``, in its order."""
-        return [*self._gardens_findings(record.garden, record.turns), *self._written_findings(record)]
-
-    def written_cost(self, candidate: SheetRecord, near: Garden) -> float:
-        """What ``candidate``'s written numbers, bonsai and pond icons cost (sheet_cost of them):
-        its garden's findings only add mistakes (``near``: the garden it was changed from)."""
-        return sheet_cost(self._written_findings(candidate, near))
-
-    def kept_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
-        """What the garden's findings of ``record`` that ``candidate`` (changed from it) must keep
-        cost: with written_cost, at most sheet_cost(self.findings(candidate)). The turn log's
-        decorations are placed kind by kind (no cell holds two kinds: audit.turn_log_findings), so
-        where the candidate changes neither the log nor the water, a turn left unplaced whose dice
-        show no kind it changes stays unplaced, and where it changes no tree the trees' marks'
-        findings stay as they are (the trees are matched to the log apart from the other kinds). A
-        sheet in a hand no network saw starts with a dozen findings, most of them its turn log's,
-        that its written numbers alone bound little."""
-        if candidate.turns is not record.turns:
-            return 0.0
-        of_record = self._kept_of(record)
-        garden, before = candidate.garden, record.garden
-        if garden is before:
-            return FINDING_COST * of_record.every
-        if garden.water is not before.water and garden.water != before.water:
-            return 0.0
-        _, kinds = garden.changed_from(before)
-        kept = of_record.kept + sum(dice_kinds.isdisjoint(kinds) for dice_kinds in of_record.unplaced)
-        if Decoration.TREE not in kinds:
-            kept += of_record.dots
-        return FINDING_COST * kept
-
-    def kept_written_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
-        """What the findings of ``record``'s written numbers, bonsai and pond icons that
-        ``candidate`` (changed from it) must keep cost: with kept_cost, at most
-        sheet_cost(self.findings(candidate)), and at most written_cost alone. Where the candidate
-        changes decorations alone (the log, the water, the marks and the numbers as they were),
-        a category's points change only where a changed cell held or holds its kind (a lantern's
-        spacing, a bamboo's or a rock's neighbours, a bridge's count are their kind's), the
-        penalties and the total wherever a cell changes: the other categories' differences stay."""
-        garden, before = candidate.garden, record.garden
-        if (garden is before or candidate.turns is not record.turns or candidate.written is not record.written
-                or candidate.ponds_marked is not record.ponds_marked or candidate.bonsai_pruned != record.bonsai_pruned
-                or (garden.water is not before.water and garden.water != before.water)):
-            return 0.0
-        _, kinds = garden.changed_from(before)
-        changed = {kind.category for kind in kinds if kind is not None}
-        return FINDING_COST * sum(category not in changed for category in self._kept_of(record).written)
-
-    def _kept_of(self, record: SheetRecord) -> _Kept:
-        """What the bounds ask of ``record``'s findings, worked out once for the candidates changed from it."""
-        if record is not self._last_kept[0]:
-            findings = self._gardens_findings(record.garden, record.turns)
-            written = self._written_findings(record)
-            self._last_kept = (record, _Kept(
-                len(findings),
-                sum(finding.kind not in _PLACED_KINDS for finding in findings),
-                sum(finding.kind == "tree_dot" for finding in findings),
-                [frozenset(self._dice_faces[die] for die in record.turns[turn].dice)
-                 for finding in findings if finding.kind == "turn_unplaced" for turn in finding_turns(finding)],
-                [finding.boxes[0].removeprefix("written ") if finding.kind == "written_differs" else finding.kind
-                 for finding in written if finding.boxes not in _CHANGING_BOXES]))
-        return self._last_kept[1]
-
 
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
     """Pairs of moves on different readings that together cost less than ``cost``, cheapest

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from sheetscan.game.audit import maximum_matching
 from sheetscan.game.garden import Cell
+from sheetscan.game.matching import maximum_matching
 from sheetscan.game.rules import Decoration
 
 KINDS = tuple(Decoration)
