@@ -7,10 +7,11 @@ findings need (sheet_cost). Each round takes one move or, when no single one hel
 asking: the decoder needs only as many as tell whether it could end cheaper than the sheet's
 drawings read together.
 
-A search weighs thousands of records a sheet. SheetAudit audits each garden once (a candidate's
-points worked out from the record it was changed from: score.breakdown_after), and a candidate is
-bounded before its garden is audited against its turn log: by the garden's findings it must keep
-and its written numbers (best_change), most passed over on the bound alone.
+A search weighs thousands of records a sheet. SheetAudit (sheet_audit.py) audits each garden
+once (a candidate's points worked out from the record it was changed from:
+score.breakdown_after), and a candidate is bounded before its garden is audited against its turn
+log: by the garden's findings it must keep and its written numbers (best_change), most passed
+over on the bound alone.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def numbers_alone(findings: list[Finding]) -> bool:
     stand against a record: a player's slip may explain them (slips.py)."""
     return bool(findings) and ARITHMETIC_KINDS.issuperset(finding.kind for finding in findings)
 
+
 class LogFitted(NamedTuple):
     """A turn log read otherwise for the written numbers alone: the log and garden it left (their
     findings the numbers' alone) and how much less the reading otherwise cost."""
@@ -54,6 +56,7 @@ class LogFitted(NamedTuple):
     turns: tuple[Turn, ...]
     garden: Garden
     margin: float
+
 
 def cheap_pairs(moves: list[Move], cost: float) -> list[tuple[Move, Move]]:
     """Pairs of moves on different readings that together cost less than ``cost``, cheapest

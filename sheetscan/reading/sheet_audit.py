@@ -38,6 +38,7 @@ def sheet_cost(findings: list[Finding]) -> float:
         mistakes += 1
     return FINDING_COST * (mistakes + (total_differs and not explained))
 
+
 def _garden_audit(garden: Garden, turns: tuple[Turn, ...] | None, ponds_by_water: dict,
                   dice_faces: Mapping[int, Decoration]) -> tuple[Finding, ...]:
     """audit.garden_findings, its ponds' part looked up in ``ponds_by_water`` by the water alone:
@@ -64,6 +65,7 @@ class _Kept(NamedTuple):
     # the categories of the written numbers' findings but the total's and the penalties' (the
     # bonsai's, the pond icons' and a wrong sum by their kind: no decoration's category)
     written: list[str]
+
 
 class SheetAudit:
     """One sheet's audit for the decoder's search, each garden's points and findings worked out
