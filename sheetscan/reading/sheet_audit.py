@@ -202,7 +202,7 @@ class SheetAudit:
         if record is not self._last_kept[0]:
             findings = self._gardens_findings(record.garden, record.turns)
             written = self._written_findings(record)
-            kinds = Counter(finding.kind for finding in findings)
+            finding_kinds = Counter(finding.kind for finding in findings)
             turn_kinds = tuple(Counter(self._dice_faces[die] for die in turn.dice) for turn in record.turns or ())
             unplaced, unplaced_turns = Counter(), defaultdict(set)
             for turn, kind in () if record.turns is None else unplaced_slots(record.garden, record.turns,
@@ -211,10 +211,10 @@ class SheetAudit:
                 unplaced_turns[kind].add(turn)
             self._last_kept = (record, _Kept(
                 len(findings),
-                len(findings) - sum(kinds[kind] for kind in _TURN_LOG_KINDS),
-                kinds["too_many_prunings"],
-                kinds["decoration_count"],
-                kinds["tree_dot"],
+                len(findings) - sum(finding_kinds[kind] for kind in _TURN_LOG_KINDS),
+                finding_kinds["too_many_prunings"],
+                finding_kinds["decoration_count"],
+                finding_kinds["tree_dot"],
                 unplaced,
                 unplaced_turns,
                 turn_kinds,
