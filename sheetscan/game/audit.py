@@ -234,7 +234,8 @@ def _written_sum(added: int, total: int) -> Finding:
                    boxes=WRITTEN_BOXES)
 
 
-def _placing(kind_bits: dict[Decoration, int], log: _TurnLog, late_bits: int) -> tuple[list[_Slot], dict[int, Cell], bool]:
+def _placing(kind_bits: dict[Decoration, int], log: _TurnLog,
+             late_bits: int) -> tuple[list[_Slot], dict[int, Cell], bool]:
     """The ``log``'s slots in a garden (its kinds' cells ``kind_bits``, its trees marked
     ``late_bits``), a maximum matching of them to cells, and whether it places trees against
     their marks: it does only where that places more. Its size is that of the slots matched

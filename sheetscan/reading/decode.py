@@ -7,7 +7,7 @@ runner-up that does not. The decoder searches for the record that minimises
 
     sum of log(p_best / p_chosen) over every reading changed  +  FINDING_COST x mistakes
 
-where the mistakes are those the auditor's findings need (descent.sheet_cost). It descends cell by
+where the mistakes are those the auditor's findings need (sheet_audit.sheet_cost). It descends cell by
 cell (descent.py); where the sheet still contradicts itself, its drawings are read together with
 its turn log (labelling.py), the log and the drawings read otherwise where that fits. A mistake
 costs about what a reading error with probability ratio exp(-FINDING_COST) does: the player's own
