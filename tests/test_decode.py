@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 from readings import alike_by_kind, box_reading, garden_reading, swaps_the_log_allows
 
-from sheetscan.game.audit import ARITHMETIC_KINDS, audit, finding_turns, turn_log_findings, unplaced_slots
+from sheetscan.game.audit import ARITHMETIC_KINDS, Finding, audit, finding_turns, turn_log_findings, unplaced_slots
 from sheetscan.reading.boxes import Candidate, without_written
 from sheetscan.reading.decode import RELABEL_GROUP_COST, _log_read_for_numbers, _Together, decode_sheet
 from sheetscan.reading.digits import DigitGroup
 from sheetscan.reading.labelling import Labelling
+import sheetscan.reading.descent as descent_module
 from sheetscan.reading.descent import MAX_PAIRS, Descent, LogFitted, best_reading, cheap_pairs
 from sheetscan.reading.sheet_audit import SheetAudit, sheet_cost
-from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves
+from sheetscan.reading.moves import FINDING_COST, MAX_MOVE_COST, Move, box_moves, cell_moves, changed_readings, undo
 from sheetscan.reading.read import GardenReading
 from sheetscan.game.garden import ALL_CELLS, Garden, SheetRecord, Turn, TurnKind
 from sheetscan.game.rules import DEFAULT_DICE_FACES, Decoration, RuleSet
@@ -424,6 +425,80 @@ def test_a_descent_tells_whether_it_ends_dearer_than_a_cost_as_its_end_does(seed
         rounds.append(descent.rounds)
     assert rounds[0] == 0 < finished.rounds  # no round needed to tell it costs more than nothing
     assert max(rounds) == finished.rounds
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_move_undone_gives_back_the_readings_it_changed_and_no_other(seed):
+    record = play_game(seed, mistake_rate=0.5).record
+    reading = _misread_cells(record, seed)
+    moss = record.written["moss"]
+    boxes = box_reading(record, {"moss": [(moss, 0.6), (moss + 1, 0.4)]})
+    start = best_reading(reading, boxes)
+    moves = cell_moves(reading) + box_moves(boxes)
+    assert {move.target.split()[0] for move in moves} >= {"decoration", "water", "leaf", "pond", "written"}
+    for index, move in enumerate(moves):
+        taken, undone = move.apply(start), undo(move, start)
+        assert undone.cost == -move.cost and undone.target == move.target
+        assert undone.undoes == changed_readings(start, taken) != frozenset()
+        assert undone.apply(taken) == start
+        # a change elsewhere taken meanwhile stays
+        other = next(m for m in moves[index + 1 :] + moves[:index]
+                     if not changed_readings(start, m.apply(start)) & undone.undoes)
+        assert undone.apply(other.apply(taken)) == other.apply(start)
+
+
+class _TableAudit:
+    """Findings by the record's written "a", "p" and "q" as a table gives them; no bounds."""
+
+    def __init__(self, table: dict):
+        self.table = table
+
+    def findings(self, record: SheetRecord) -> list[Finding]:
+        written = record.written
+        return [Finding("ponds_touch", "a finding")] * self.table[written["a"], written["p"], written["q"]]
+
+    def kept_cost(self, candidate: SheetRecord, record: SheetRecord) -> float:
+        return 0.0
+
+    kept_written_cost = kept_cost
+
+    def written_cost(self, candidate: SheetRecord, near: Garden) -> float:
+        return 0.0
+
+
+def _taken_as_one(name: str, cost: float) -> Move:
+    return Move(lambda record: replace(record, written={**record.written, name: 1}), cost, f"{name} as 1", name)
+
+
+def test_a_change_whose_reason_a_later_change_took_is_undone():
+    # "a" explains a finding first; "p" and "q" together then explain more, and "a" turns wrong
+    table = {(0, 0, 0): 3, (1, 0, 0): 2, (0, 1, 0): 3, (0, 0, 1): 3, (1, 1, 0): 2, (1, 0, 1): 2,
+             (1, 1, 1): 1, (0, 1, 1): 0}
+    audit_table = _TableAudit(table)
+    start = SheetRecord(Garden.empty(), written={"a": 0, "p": 0, "q": 0})
+    moves = [_taken_as_one("a", 0.5), _taken_as_one("p", 1.0), _taken_as_one("q", 1.0)]
+    descent = Descent(start, audit_table.findings(start), moves, audit_table).finish()
+    assert [descent.record.written[name] for name in "apq"] == [0, 1, 1]
+    assert not descent.findings and descent.spent == 2.0 and descent.rounds == 3
+    assert descent.changes[-1].startswith("a as 1, undone")
+
+
+def test_an_undo_is_weighed_alone_not_in_pairs(monkeypatch):
+    # the undos, as the cheapest moves, would fill the pairs a round weighs (MAX_PAIRS)
+    table = {(0, 0, 0): 3, (1, 0, 0): 2, (0, 1, 0): 3, (0, 0, 1): 3, (1, 1, 0): 2, (1, 0, 1): 2,
+             (1, 1, 1): 1, (0, 1, 1): 0}
+    audit_table = _TableAudit(table)
+    start = SheetRecord(Garden.empty(), written={"a": 0, "p": 0, "q": 0})
+    weighed = []
+    real = descent_module.best_change
+    monkeypatch.setattr(descent_module, "best_change",
+                        lambda record, cost, changes, audit: weighed.append(changes) or real(record, cost, changes, audit))
+    moves = [_taken_as_one("a", 0.5), _taken_as_one("p", 1.0), _taken_as_one("q", 1.0)]
+    Descent(start, audit_table.findings(start), moves, audit_table).finish()
+    singles = [move for changes in weighed for change in changes if len(change) == 1 for move in change]
+    paired = [move for changes in weighed for change in changes if len(change) == 2 for move in change]
+    assert any(move.undoes for move in singles) and paired
+    assert not any(move.undoes for move in paired)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 5, 6])  # games whose descent would take more rounds

@@ -3,9 +3,10 @@ sheet's cost, round after round (decode.py's search, before its drawings are rea
 
 A sheet's cost is what its changes cost (moves.py) plus FINDING_COST for each mistake its
 findings need (sheet_cost). Each round takes one move or, when no single one helps, two together
-(two misread cells that only explain a written number jointly). A Descent takes its rounds on
-asking: the decoder needs only as many as tell whether it could end cheaper than the sheet's
-drawings read together.
+(two misread cells that only explain a written number jointly); a move taken may be undone in a
+later round, its cost given back (moves.undo), where a later change took its reason away. A
+Descent takes its rounds on asking: the decoder needs only as many as tell whether it could end
+cheaper than the sheet's drawings read together.
 
 A search weighs thousands of records a sheet. SheetAudit (sheet_audit.py) audits each garden
 once (a candidate's points worked out from the record it was changed from:
@@ -24,7 +25,7 @@ from typing import NamedTuple
 from sheetscan.game.audit import ARITHMETIC_KINDS, Finding
 from sheetscan.game.garden import Garden, SheetRecord, Turn
 from sheetscan.reading.boxes import BoxReading
-from sheetscan.reading.moves import Move
+from sheetscan.reading.moves import Move, changed_readings, undo
 from sheetscan.reading.read import GardenReading
 from sheetscan.reading.sheet_audit import SheetAudit, sheet_cost
 
@@ -161,7 +162,9 @@ class Descent:
                                self.audit)
             self._no_single_helps = best is None and ceiling == math.inf
         if best is None and pairs:
-            best = best_change(self.record, cost, [pair for pair in cheap_pairs(self.moves, cost)
+            # an undo is weighed alone: as the cheapest moves, undos would fill the pairs weighed
+            pairs_of = [move for move in self.moves if not move.undoes]
+            best = best_change(self.record, cost, [pair for pair in cheap_pairs(pairs_of, cost)
                                                    if self.spent + sum(move.cost for move in pair) <= ceiling], self.audit)
             if best is None and ceiling == math.inf:
                 self.done = True
@@ -174,12 +177,13 @@ class Descent:
         resolved = sorted({f.kind for f in self.findings if f not in after})
         if resolved and ARITHMETIC_KINDS.issuperset(resolved) and record.garden != self.record.garden:
             self._fitted.append((self.record.garden, record.garden))
-        self.record = record
+        before, self.record = self.record, record
         what = " and ".join(move.what for move in change)
         self.changes.append(f"{what}: {len(self.findings) - len(after)} finding(s) fewer ({', '.join(resolved)})")
         self.findings = after
-        targets = {move.target for move in change}
-        self.moves = [m for m in self.moves if m.target not in targets]
+        targets, changed = {move.target for move in change}, changed_readings(before, record)
+        undos = [undone for undone in (undo(move, before) for move in change if not move.undoes) if undone is not None]
+        self.moves = [m for m in self.moves if m.target not in targets and not m.undoes & changed] + undos
         self.spent += sum(move.cost for move in change)
         self.rounds += 1
         self.done = self.rounds == MAX_ROUNDS or not sheet_cost(after)
@@ -208,10 +212,11 @@ class Descent:
     def costs_more_than(self, cost: float) -> bool:
         """Whether the finished descent costs more than ``cost``, taking only the rounds that
         tell: it ends where it stands or after one more change at least as dear as its cheapest
-        move, and its changes' cost only grows. So each round weighs only the changes it can
-        still afford: where none of those lowers it, the descent ends dearer, whether it would
-        take a dearer change or none. (Where one does, a dearer change might have lowered it
-        more: the descent then goes on by the cheaper, as a sheet it may read for less.)"""
+        move, and its changes' cost only grows but by an undo. So each round weighs only the
+        changes it can still afford: where none of those lowers it, the descent ends dearer,
+        whether it would take a dearer change or none. (Where one does, a dearer change might
+        have lowered it more: the descent then goes on by the cheaper, as a sheet it may read
+        for less; a dearer change that an undo would follow is not foreseen either.)"""
         while not self.done and self.cost > cost:
             if self.spent + min((move.cost for move in self.moves), default=math.inf) > cost:
                 return True

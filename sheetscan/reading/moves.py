@@ -72,6 +72,60 @@ class Move:
     cost: float
     what: str  # e.g. "cell (3,4) read as moss (62%), taken as rock (35%)"
     target: str  # what it changes: once changed, its other moves are dropped
+    # an undo's readings (changed_readings): it is dropped once another change takes one of them
+    undoes: frozenset = frozenset()
+
+
+def changed_readings(before: SheetRecord, after: SheetRecord) -> frozenset[tuple]:
+    """The readings ``after`` takes otherwise than ``before``: ("cell", cell) for a decoration or
+    a tree's mark, ("water", cell), ("turn", index), ("pond icon", index), ("written",
+    category), ("leaves",)."""
+    garden, was = after.garden, before.garden
+    changed = {("cell", cell) for cell in ALL_CELLS if garden.decoration(cell) is not was.decoration(cell)}
+    changed.update(("cell", cell) for cell in garden.tree_late ^ was.tree_late)
+    changed.update(("water", cell) for cell in ALL_CELLS if garden.is_water(cell) != was.is_water(cell))
+    for name, values, old in (("turn", after.turns, before.turns),
+                              ("pond icon", after.ponds_marked, before.ponds_marked)):
+        changed.update((name, index) for index, (value, old_value) in enumerate(zip(values or (), old or ()))
+                       if value != old_value)
+    if after.written is not None and before.written is not None:
+        changed.update(("written", category) for category, value in after.written.items()
+                       if value != before.written.get(category))
+    if after.bonsai_pruned != before.bonsai_pruned:
+        changed.add(("leaves",))
+    return frozenset(changed)
+
+
+def undo(move: Move, before: SheetRecord) -> Move | None:
+    """``move``, taken at ``before``, undone: the readings it changed read as ``before`` reads
+    them, at its cost given back (a later change may take away its reason: a cell taken as water
+    for a written number another change then explains). None where it changed nothing."""
+    after = move.apply(before)
+    changed = changed_readings(before, after)
+    if not changed:
+        return None
+    pruned = (after.bonsai_pruned or 0) - (before.bonsai_pruned or 0)
+    return Move(partial(_restored, before=before, changed=changed, pruned=pruned),
+                -move.cost, f"{move.what}, undone", move.target, changed)
+
+
+def _restored(record: SheetRecord, before: SheetRecord, changed: frozenset[tuple], pruned: int) -> SheetRecord:
+    """``record`` with the readings ``changed`` as ``before`` reads them (its leaves ``pruned`` fewer)."""
+    garden, turns, icons, written = record.garden, record.turns, record.ponds_marked, dict(record.written or {})
+    for name, *where in changed:
+        if name == "cell":
+            cell = where[0]
+            garden = garden.with_cell(cell, before.garden.decoration(cell), late=cell in before.garden.tree_late)
+        elif name == "water":
+            garden = garden.with_cell(where[0], water=before.garden.is_water(where[0]))
+        elif name == "turn":
+            turns = turns[: where[0]] + (before.turns[where[0]],) + turns[where[0] + 1 :]
+        elif name == "pond icon":
+            icons = icons[: where[0]] + (before.ponds_marked[where[0]],) + icons[where[0] + 1 :]
+        elif name == "written":
+            written[where[0]] = before.written[where[0]]
+    return SheetRecord(garden, turns, record.bonsai_pruned - pruned if pruned else record.bonsai_pruned, icons,
+                       written if record.written is not None else None)
 
 
 def ratio_cost(best: float, chosen: float) -> float:
